@@ -1,0 +1,118 @@
+// Interpreter: builds the graph of a Model, plans memory, runs it. One interpreter per thread;
+// many interpreters may share one Model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgerun/model.h"
+#include "edgerun/op.h"
+#include "edgerun/status.h"
+#include "edgerun/tensor.h"
+
+namespace edgerun {
+
+class Subgraph;
+class SignatureRunner;
+
+struct InterpreterOptions {
+  int num_threads = 1;
+  // Resource limits: a file cannot make edgerun allocate or loop without bound.
+  size_t max_tensor_bytes = size_t{4} << 30;   // largest single tensor
+  size_t max_arena_bytes = size_t{16} << 30;   // activations of one subgraph
+  int64_t max_while_iterations = 100000000;    // per WHILE op invocation
+  int max_subgraph_depth = 64;                 // nesting of WHILE / IF / CALL_ONCE calls
+};
+
+class Interpreter {
+ public:
+  // Builds every subgraph: resolves each op (an unknown op or version is an error naming it),
+  // reads tensors, runs op init. Tensors get memory only in AllocateTensors.
+  static Result<std::unique_ptr<Interpreter>> Create(std::shared_ptr<const Model> model,
+                                                     const OpResolver& resolver,
+                                                     InterpreterOptions options = {});
+  // Same, with BuiltinOpResolver.
+  static Result<std::unique_ptr<Interpreter>> Create(std::shared_ptr<const Model> model,
+                                                     InterpreterOptions options = {});
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  // Prepares every op of the primary subgraph (0) and plans its arena. Call again after
+  // ResizeInputTensor.
+  Status AllocateTensors();
+  // Changes the shape of input `input_position` (position in inputs()); AllocateTensors must
+  // follow. Checks the new shape against shape_signature.
+  Status ResizeInputTensor(int input_position, const Shape& shape);
+  Status Invoke();
+  // Variable tensors back to their initial value (zero, or the zero point).
+  Status ResetVariableTensors();
+
+  // Primary subgraph I/O.
+  size_t num_inputs() const;
+  size_t num_outputs() const;
+  Tensor* input(int position);
+  Tensor* output(int position);
+  // Position of an input/output by tensor name, -1 if none.
+  int input_position(const std::string& name) const;
+  int output_position(const std::string& name) const;
+  const std::vector<int>& inputs() const;   // tensor indices
+  const std::vector<int>& outputs() const;
+  size_t num_tensors() const;
+  Tensor* tensor(int index);
+
+  // Signatures (named entry points). Keys in file order.
+  std::vector<std::string> signature_keys() const;
+  // nullptr when there is no such key.
+  SignatureRunner* GetSignatureRunner(const std::string& key);
+
+  // Bytes of all planned arenas (activations), across subgraphs allocated so far.
+  size_t arena_bytes() const;
+  // Bytes of variable tensors and other memory kept across invocations.
+  size_t persistent_bytes() const;
+
+  const Model& model() const { return *model_; }
+  const InterpreterOptions& options() const { return options_; }
+  int num_subgraphs() const;
+  Subgraph* subgraph(int index);
+  ThreadPool* thread_pool() { return thread_pool_.get(); }
+
+ private:
+  Interpreter() = default;
+  std::shared_ptr<const Model> model_;
+  InterpreterOptions options_;
+  std::vector<std::unique_ptr<Subgraph>> subgraphs_;
+  std::vector<std::unique_ptr<SignatureRunner>> signatures_;
+  std::unique_ptr<ThreadPool> thread_pool_;
+};
+
+// One signature of the model: named inputs and outputs of one subgraph.
+class SignatureRunner {
+ public:
+  SignatureRunner(Interpreter* interpreter, std::string key, int subgraph_index,
+                  std::vector<std::pair<std::string, int>> inputs,
+                  std::vector<std::pair<std::string, int>> outputs);
+  const std::string& key() const { return key_; }
+  int subgraph_index() const { return subgraph_index_; }
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  // nullptr when there is no input/output of that name.
+  Tensor* input(const std::string& name);
+  Tensor* output(const std::string& name);
+  Status ResizeInputTensor(const std::string& name, const Shape& shape);
+  Status AllocateTensors();
+  Status Invoke();
+
+ private:
+  Interpreter* interpreter_;
+  std::string key_;
+  int subgraph_index_;
+  std::vector<std::pair<std::string, int>> inputs_;   // name -> tensor index
+  std::vector<std::pair<std::string, int>> outputs_;
+};
+
+}  // namespace edgerun

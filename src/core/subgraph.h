@@ -1,0 +1,103 @@
+// Subgraph: tensors and nodes of one graph, in execution order; prepares, plans memory for and
+// runs them. Internal to edgerun (the public face is Interpreter).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "edgerun/interpreter.h"
+#include "edgerun/model.h"
+#include "edgerun/op.h"
+#include "edgerun/tensor.h"
+
+namespace tflite {
+struct SubGraph;
+}
+
+namespace edgerun {
+
+struct Node {
+  const OpRegistration* registration = nullptr;
+  const tflite::Operator* op = nullptr;  // null for nodes created by a delegate
+  int32_t builtin_code = -1;
+  int version = 1;
+  std::string name;  // op name as shown in messages and profiles
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::vector<int> intermediates;
+  std::vector<int> temporaries;  // tensor index per slot, -1 where unused
+  const uint8_t* custom_options = nullptr;
+  size_t custom_options_size = 0;
+  void* user_data = nullptr;
+  bool initialized = false;
+  // An input has no known shape before Invoke: prepare runs just before eval, every time.
+  bool prepare_at_eval = false;
+};
+
+class Subgraph {
+ public:
+  Subgraph(Interpreter* interpreter, int index);
+  ~Subgraph();
+  Subgraph(const Subgraph&) = delete;
+  Subgraph& operator=(const Subgraph&) = delete;
+
+  // Reads tensors and operators from the model, resolves every op and runs its init.
+  Status Build(const Model& model, const OpResolver& resolver);
+
+  Status ResizeInputTensor(int position, const Shape& shape);
+  Status AllocateTensors();
+  Status Invoke();
+  Status ResetVariableTensors();
+  bool needs_allocation() const { return needs_allocation_; }
+
+  int index() const { return index_; }
+  const std::string& name() const { return name_; }
+  Interpreter* interpreter() const { return interpreter_; }
+  size_t num_tensors() const { return tensors_.size(); }
+  Tensor* tensor(int i) { return &tensors_[i]; }
+  const std::vector<int>& inputs() const { return inputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  std::vector<Node>& nodes() { return nodes_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  size_t arena_bytes() const { return arena_bytes_; }
+  size_t persistent_bytes() const;
+
+  // "model.tflite: subgraph 0, op 12 (CONV_2D v3)"
+  std::string NodeLocation(int node_index) const;
+  std::string Location() const;  // "model.tflite: subgraph 0"
+
+  // Used through OpContext.
+  bool in_eval() const { return in_eval_; }
+  Status ResizeTensor(Tensor* tensor, Shape shape);
+  void MarkDynamic(Tensor* tensor);
+  Result<Tensor*> RequestTemporary(int node_index, int slot, TensorType type, Shape shape);
+  // Gives a dynamic or persistent tensor memory for its current shape.
+  Status AllocateOwned(Tensor* tensor);
+  // Adds a tensor (e.g. a delegate's or an op's state) and returns its index.
+  int AddTensor(Tensor tensor);
+
+ private:
+  Status PrepareNode(int node_index);
+  Status PlanArena();
+
+  Interpreter* interpreter_;
+  int index_;
+  std::string name_;
+  std::string model_name_;
+  std::deque<Tensor> tensors_;  // deque: tensors added later do not move the others
+  // Copies of the registrations the nodes use: the resolver need not outlive the interpreter.
+  std::deque<OpRegistration> registrations_;
+  std::vector<Node> nodes_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+  AlignedBuffer arena_;
+  size_t arena_bytes_ = 0;
+  bool needs_allocation_ = true;
+  bool in_eval_ = false;
+  bool variables_initialized_ = false;
+  int invoke_depth_ = 0;
+};
+
+}  // namespace edgerun

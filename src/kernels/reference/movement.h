@@ -1,0 +1,122 @@
+// Data movement on raw bytes: works for every fixed-size element type (float, int8, ...).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "edgerun/tensor.h"
+
+namespace edgerun::reference {
+
+inline std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+// output[i0..in] = input[i_perm[0]..]: output dim d is input dim perm[d].
+inline void Transpose(const Shape& in_shape, const std::vector<int>& perm, size_t element, const uint8_t* input,
+                      uint8_t* output) {
+  const size_t rank = in_shape.size();
+  const std::vector<int64_t> in_strides = Strides(in_shape);
+  Shape out_shape(rank);
+  std::vector<int64_t> step(rank);  // input offset step for each output dim
+  for (size_t d = 0; d < rank; ++d) {
+    out_shape[d] = in_shape[perm[d]];
+    step[d] = in_strides[perm[d]];
+  }
+  const int64_t total = NumElements(out_shape);
+  if (total <= 0) return;
+  if (rank == 0) {
+    std::memcpy(output, input, element);
+    return;
+  }
+  std::vector<int32_t> index(rank, 0);
+  int64_t src = 0;
+  for (int64_t o = 0; o < total; ++o) {
+    std::memcpy(output + o * element, input + src * element, element);
+    for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+      src += step[d];
+      if (++index[d] < out_shape[d]) break;
+      src -= step[d] * out_shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Pads each dim with before[d] / after[d] elements equal to `pad_value` (one element's bytes).
+inline void Pad(const Shape& in_shape, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+                size_t element, const uint8_t* input, const uint8_t* pad_value, uint8_t* output) {
+  const size_t rank = in_shape.size();
+  Shape out_shape(rank);
+  for (size_t d = 0; d < rank; ++d) out_shape[d] = static_cast<int32_t>(in_shape[d] + before[d] + after[d]);
+  const int64_t total = NumElements(out_shape);
+  for (int64_t i = 0; i < total; ++i) std::memcpy(output + i * element, pad_value, element);
+  if (NumElements(in_shape) <= 0) return;
+  if (rank == 0) {
+    std::memcpy(output, input, element);
+    return;
+  }
+  const std::vector<int64_t> out_strides = Strides(out_shape);
+  const int64_t inner = in_shape[rank - 1];
+  std::vector<int32_t> index(rank, 0);  // over the input's outer dims
+  const int64_t rows = NumElements(in_shape) / inner;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t dst = before[rank - 1];
+    for (size_t d = 0; d + 1 < rank; ++d) dst += (index[d] + before[d]) * out_strides[d];
+    std::memcpy(output + dst * element, input + r * inner * element, inner * element);
+    for (int d = static_cast<int>(rank) - 2; d >= 0; --d) {
+      if (++index[d] < in_shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// Strided slice over a dense spec: for each dim, start, stride and output size.
+inline void StridedSlice(const Shape& in_shape, const std::vector<int64_t>& start, const std::vector<int64_t>& stride,
+                         const Shape& out_dims, size_t element, const uint8_t* input, uint8_t* output) {
+  const size_t rank = in_shape.size();
+  const int64_t total = NumElements(out_dims);
+  if (total <= 0) return;
+  if (rank == 0) {
+    std::memcpy(output, input, element);
+    return;
+  }
+  const std::vector<int64_t> in_strides = Strides(in_shape);
+  std::vector<int32_t> index(rank, 0);
+  int64_t src = 0;
+  for (size_t d = 0; d < rank; ++d) src += start[d] * in_strides[d];
+  for (int64_t o = 0; o < total; ++o) {
+    std::memcpy(output + o * element, input + src * element, element);
+    for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+      src += stride[d] * in_strides[d];
+      if (++index[d] < out_dims[d]) break;
+      src -= stride[d] * in_strides[d] * out_dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Concatenates along `axis`: each input contributes its slice of every outer row in turn.
+inline void Concatenate(const std::vector<const uint8_t*>& inputs, const std::vector<Shape>& shapes, int axis,
+                        size_t element, uint8_t* output) {
+  if (inputs.empty()) return;
+  int64_t outer = 1;
+  for (int d = 0; d < axis; ++d) outer *= shapes[0][d];
+  std::vector<int64_t> chunk(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    int64_t inner = 1;
+    for (size_t d = axis; d < shapes[i].size(); ++d) inner *= shapes[i][d];
+    chunk[i] = inner * static_cast<int64_t>(element);
+  }
+  uint8_t* out = output;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (chunk[i] > 0) std::memcpy(out, inputs[i] + o * chunk[i], chunk[i]);
+      out += chunk[i];
+    }
+  }
+}
+
+}  // namespace edgerun::reference

@@ -1,0 +1,328 @@
+// Loading and verifying .tflite files. Nothing reads the FlatBuffer before the verifier has
+// accepted it; after that, Validate() checks every index and size against the file, so that the
+// interpreter can trust what it reads.
+#include "edgerun/model.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "edgerun/tensor.h"
+#include "edgerun/types.h"
+#include "tflite_generated.h"
+
+namespace edgerun {
+namespace {
+
+// The verifier walks nested tables recursively; real models are a few levels deep.
+constexpr flatbuffers::uoffset_t kMaxVerifierDepth = 64;
+constexpr flatbuffers::uoffset_t kMaxVerifierTables = 100'000'000;
+constexpr uint32_t kSupportedSchemaVersion = 3;
+
+template <class T>
+uint32_t Size(const flatbuffers::Vector<T>* v) {
+  return v ? v->size() : 0;
+}
+
+std::string TensorLabel(int subgraph, int index, const tflite::Tensor* t) {
+  std::string s = StrCat("subgraph ", subgraph, ", tensor ", index);
+  if (t && t->name()) s += StrCat(" '", t->name()->string_view(), "'");
+  return s;
+}
+
+}  // namespace
+
+Model::~Model() {
+  if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
+}
+
+Result<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Errorf(path, ": cannot open: ", std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return Status::Errorf(path, ": cannot stat: ", std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return Status::Errorf(path, ": not a regular file");
+  }
+  if (st.st_size == 0) {
+    close(fd);
+    return Status::Errorf(path, ": file is empty, not a TFLite model");
+  }
+  void* mapping = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  close(fd);
+  if (mapping == MAP_FAILED) return Status::Errorf(path, ": cannot map: ", std::strerror(err));
+  auto model = std::unique_ptr<Model>(new Model());
+  model->name_ = path;
+  model->mapping_ = mapping;
+  model->mapping_size_ = static_cast<size_t>(st.st_size);
+  model->data_ = static_cast<const uint8_t*>(mapping);
+  model->size_ = model->mapping_size_;
+  return Finish(std::move(model));
+}
+
+Result<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size,
+                                                       std::string name) {
+  if (data == nullptr || size == 0) return Status::Errorf(name, ": empty buffer, not a TFLite model");
+  if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return FromBufferCopy(data, size, std::move(name));
+  auto model = std::unique_ptr<Model>(new Model());
+  model->name_ = std::move(name);
+  model->data_ = static_cast<const uint8_t*>(data);
+  model->size_ = size;
+  return Finish(std::move(model));
+}
+
+Result<std::shared_ptr<const Model>> Model::FromBufferCopy(const void* data, size_t size,
+                                                           std::string name) {
+  if (data == nullptr || size == 0) return Status::Errorf(name, ": empty buffer, not a TFLite model");
+  auto model = std::unique_ptr<Model>(new Model());
+  model->name_ = std::move(name);
+  model->copy_ = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[size + 64]);
+  if (!model->copy_) return Status::Errorf(model->name_, ": out of memory copying ", size, " bytes");
+  auto base = reinterpret_cast<uintptr_t>(model->copy_.get());
+  model->copy_aligned_ = model->copy_.get() + ((64 - base % 64) % 64);
+  std::memcpy(model->copy_aligned_, data, size);
+  model->data_ = model->copy_aligned_;
+  model->size_ = size;
+  return Finish(std::move(model));
+}
+
+Result<std::shared_ptr<const Model>> Model::Finish(std::unique_ptr<Model> model) {
+  const std::string& name = model->name_;
+  if (model->size_ < 8) {
+    return Status::Errorf(name, ": ", model->size_, " bytes is too short for a TFLite model");
+  }
+  if (!flatbuffers::BufferHasIdentifier(model->data_, tflite::ModelIdentifier())) {
+    std::string id;
+    for (int i = 4; i < 8; ++i) {
+      const char c = static_cast<char>(model->data_[i]);
+      id += (c >= 32 && c < 127) ? std::string(1, c) : StrCat("\\x", static_cast<int>(model->data_[i]));
+    }
+    return Status::Errorf(name, ": not a TFLite model (file identifier is '", id,
+                          "', expected 'TFL3')");
+  }
+  // The FlatBuffer itself is at most 2 GB; weights may follow it (Buffer.offset).
+  const size_t fb_size = std::min<size_t>(model->size_, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+  flatbuffers::Verifier verifier(model->data_, fb_size, kMaxVerifierDepth, kMaxVerifierTables);
+  if (!tflite::VerifyModelBuffer(verifier)) {
+    return Status::Errorf(name, ": the FlatBuffer verifier rejected the file (truncated or "
+                                "corrupted: an offset, vector length or table points outside ",
+                          model->size_, " bytes)");
+  }
+  model->root_ = tflite::GetModel(model->data_);
+  ER_RETURN_IF_ERROR(model->Validate().WithContext(name));
+  return std::shared_ptr<const Model>(std::move(model));
+}
+
+Status Model::Validate() const {
+  const tflite::Model& m = *root_;
+  if (m.version() != kSupportedSchemaVersion) {
+    return Status::Errorf("schema version ", m.version(), " is not supported (edgerun reads version ",
+                          kSupportedSchemaVersion, ")");
+  }
+  const uint32_t num_subgraphs = Size(m.subgraphs());
+  if (num_subgraphs == 0) return Status::Error("the model has no subgraphs");
+  const uint32_t num_buffers = Size(m.buffers());
+  const uint32_t num_opcodes = Size(m.operator_codes());
+
+  for (uint32_t b = 0; b < num_buffers; ++b) {
+    const tflite::Buffer* buffer = m.buffers()->Get(b);
+    if (buffer == nullptr) return Status::Errorf("buffer ", b, " is null");
+    if (buffer->offset() > 1) {
+      const uint64_t offset = buffer->offset(), size = buffer->size();
+      if (offset > size_ || size > size_ - offset) {
+        return Status::Errorf("buffer ", b, " points at bytes ", offset, "..", offset + size,
+                              " beyond the end of the file (", size_, " bytes)");
+      }
+    }
+  }
+  for (uint32_t i = 0; i < num_opcodes; ++i) {
+    if (m.operator_codes()->Get(i) == nullptr) return Status::Errorf("operator code ", i, " is null");
+  }
+
+  for (uint32_t s = 0; s < num_subgraphs; ++s) {
+    const tflite::SubGraph* sg = m.subgraphs()->Get(s);
+    if (sg == nullptr) return Status::Errorf("subgraph ", s, " is null");
+    const uint32_t num_tensors = Size(sg->tensors());
+    for (uint32_t t = 0; t < num_tensors; ++t) {
+      const tflite::Tensor* tensor = sg->tensors()->Get(t);
+      if (tensor == nullptr) return Status::Errorf("subgraph ", s, ", tensor ", t, " is null");
+      const std::string label = TensorLabel(s, t, tensor);
+      const int type = static_cast<int>(tensor->type());
+      if (type < 0 || type > kLastTensorType) {
+        return Status::Errorf(label, ": unknown tensor type ", type);
+      }
+      Shape shape;
+      if (tensor->shape()) shape.assign(tensor->shape()->begin(), tensor->shape()->end());
+      for (int32_t d : shape) {
+        if (d < 0) return Status::Errorf(label, ": negative dimension in shape ", ShapeToString(shape));
+      }
+      const int64_t elements = NumElements(shape);
+      if (elements < 0) return Status::Errorf(label, ": shape ", ShapeToString(shape), " overflows");
+      if (tensor->buffer() >= num_buffers) {
+        return Status::Errorf(label, ": buffer index ", tensor->buffer(), " out of range (the model has ",
+                              num_buffers, " buffers)");
+      }
+      const Bytes data = buffer(tensor->buffer());
+      const auto ttype = static_cast<TensorType>(type);
+      if (data.size > 0 && tensor->sparsity() == nullptr) {
+        size_t expected = 0;
+        if (ttype == TensorType::kString) {
+          bool ok = false;
+          (void)ReadStringTensor(data.data, data.size, &ok);
+          if (!ok) return Status::Errorf(label, ": constant string data has an invalid layout");
+        } else if (TensorBytes(ttype, elements, &expected)) {
+          if (expected != data.size) {
+            return Status::Errorf(label, ": constant data has ", data.size, " bytes, but ",
+                                  TensorTypeName(ttype), ShapeToString(shape), " needs ", expected);
+          }
+        }
+      }
+      if (const auto* q = tensor->quantization()) {
+        const uint32_t num_scales = Size(q->scale());
+        const uint32_t num_zero_points = Size(q->zero_point());
+        if (num_scales > 0 && num_zero_points > 0 && num_scales != num_zero_points) {
+          return Status::Errorf(label, ": quantization has ", num_scales, " scales but ",
+                                num_zero_points, " zero points");
+        }
+        if (num_scales > 1) {
+          const int32_t qdim = q->quantized_dimension();
+          if (qdim < 0 || qdim >= static_cast<int32_t>(shape.size())) {
+            return Status::Errorf(label, ": quantized_dimension ", qdim, " is outside shape ",
+                                  ShapeToString(shape));
+          }
+          if (static_cast<int64_t>(num_scales) != shape[qdim]) {
+            return Status::Errorf(label, ": ", num_scales, " per-channel scales for dimension ", qdim,
+                                  " of shape ", ShapeToString(shape));
+          }
+        }
+      }
+    }
+    auto check_list = [&](const flatbuffers::Vector<int32_t>* list, const char* what,
+                          bool allow_optional) -> Status {
+      for (uint32_t i = 0; i < Size(list); ++i) {
+        const int32_t index = list->Get(i);
+        if (allow_optional && index == -1) continue;
+        if (index < 0 || static_cast<uint32_t>(index) >= num_tensors) {
+          return Status::Errorf(what, " ", i, " is tensor ", index, ", out of range (", num_tensors,
+                                " tensors)");
+        }
+      }
+      return Status::Ok();
+    };
+    const std::string sg_label = StrCat("subgraph ", s);
+    ER_RETURN_IF_ERROR(check_list(sg->inputs(), "input", false).WithContext(sg_label));
+    ER_RETURN_IF_ERROR(check_list(sg->outputs(), "output", false).WithContext(sg_label));
+    for (uint32_t o = 0; o < Size(sg->operators()); ++o) {
+      const tflite::Operator* op = sg->operators()->Get(o);
+      const std::string op_label = StrCat(sg_label, ", op ", o);
+      if (op == nullptr) return Status::Errorf(op_label, " is null");
+      if (op->opcode_index() >= num_opcodes) {
+        return Status::Errorf(op_label, ": opcode index ", op->opcode_index(), " out of range (",
+                              num_opcodes, " operator codes)");
+      }
+      ER_RETURN_IF_ERROR(check_list(op->inputs(), "input", true).WithContext(op_label));
+      ER_RETURN_IF_ERROR(check_list(op->outputs(), "output", true).WithContext(op_label));
+      ER_RETURN_IF_ERROR(check_list(op->intermediates(), "intermediate", true).WithContext(op_label));
+      if (op->large_custom_options_offset() > 1) {
+        const uint64_t offset = op->large_custom_options_offset();
+        const uint64_t size = op->large_custom_options_size();
+        if (offset > size_ || size > size_ - offset) {
+          return Status::Errorf(op_label, ": custom options point beyond the end of the file");
+        }
+      }
+    }
+  }
+
+  for (uint32_t i = 0; i < Size(m.signature_defs()); ++i) {
+    const tflite::SignatureDef* sig = m.signature_defs()->Get(i);
+    if (sig == nullptr) return Status::Errorf("signature ", i, " is null");
+    if (sig->subgraph_index() >= num_subgraphs) {
+      return Status::Errorf("signature ", i, " refers to subgraph ", sig->subgraph_index(),
+                            " (the model has ", num_subgraphs, ")");
+    }
+    const uint32_t num_tensors = Size(m.subgraphs()->Get(sig->subgraph_index())->tensors());
+    for (const auto* list : {sig->inputs(), sig->outputs()}) {
+      for (uint32_t k = 0; k < Size(list); ++k) {
+        const tflite::TensorMap* map = list->Get(k);
+        if (map == nullptr || map->tensor_index() >= num_tensors) {
+          return Status::Errorf("signature ", i, " maps a name to a tensor outside subgraph ",
+                                sig->subgraph_index());
+        }
+      }
+    }
+  }
+  for (uint32_t i = 0; i < Size(m.metadata()); ++i) {
+    const tflite::Metadata* md = m.metadata()->Get(i);
+    if (md == nullptr || md->buffer() >= num_buffers) {
+      return Status::Errorf("metadata entry ", i, " refers to a buffer out of range");
+    }
+  }
+  return Status::Ok();
+}
+
+uint32_t Model::version() const { return root_->version(); }
+
+std::string Model::description() const {
+  return root_->description() ? root_->description()->str() : std::string();
+}
+
+int Model::num_subgraphs() const { return static_cast<int>(Size(root_->subgraphs())); }
+
+Model::Bytes Model::buffer(uint32_t index) const {
+  const tflite::Buffer* b = root_->buffers()->Get(index);
+  if (b->offset() > 1) {
+    if (b->size() == 0) return {};
+    return {data_ + b->offset(), static_cast<size_t>(b->size())};
+  }
+  if (b->data() == nullptr || b->data()->size() == 0) return {};
+  return {b->data()->data(), b->data()->size()};
+}
+
+std::vector<std::string> Model::metadata_names() const {
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < Size(root_->metadata()); ++i) {
+    const auto* md = root_->metadata()->Get(i);
+    names.push_back(md->name() ? md->name()->str() : std::string());
+  }
+  return names;
+}
+
+bool Model::metadata(const std::string& name, Bytes* bytes) const {
+  for (uint32_t i = 0; i < Size(root_->metadata()); ++i) {
+    const auto* md = root_->metadata()->Get(i);
+    if (md->name() && md->name()->string_view() == name) {
+      *bytes = buffer(md->buffer());
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t Model::weight_bytes() const {
+  // Count each buffer once, even when several tensors share it.
+  std::vector<bool> seen(Size(root_->buffers()), false);
+  size_t total = 0;
+  for (uint32_t s = 0; s < Size(root_->subgraphs()); ++s) {
+    const auto* sg = root_->subgraphs()->Get(s);
+    for (uint32_t t = 0; t < Size(sg->tensors()); ++t) {
+      const uint32_t b = sg->tensors()->Get(t)->buffer();
+      if (b == 0 || seen[b]) continue;
+      seen[b] = true;
+      total += buffer(b).size;
+    }
+  }
+  return total;
+}
+
+}  // namespace edgerun

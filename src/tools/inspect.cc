@@ -1,0 +1,231 @@
+// edgerun inspect MODEL [--json]
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/subgraph.h"
+#include "edgerun/interpreter.h"
+#include "tflite_generated.h"
+#include "tools/cli.h"
+
+namespace edgerun::tools {
+namespace {
+
+const char kInspectUsage[] =
+    "usage: edgerun inspect MODEL [--json]\n"
+    "  Prints the model's version, description, subgraphs with their inputs and outputs, the ops\n"
+    "  it uses (with versions), signatures, metadata, weight bytes, the activation arena after\n"
+    "  allocation, and any ops edgerun does not support. Exit code 1 when the model cannot run.\n";
+
+using nlohmann::json;
+
+json TensorJson(const Tensor& t, int index) {
+  json j = {{"index", index}, {"name", t.name}, {"dtype", TensorTypeName(t.type)}, {"shape", t.shape}};
+  if (!t.shape_signature.empty()) j["shape_signature"] = t.shape_signature;
+  if (!t.quantization.empty()) {
+    j["quantization"] = {{"scale", t.quantization.scale},
+                         {"zero_point", t.quantization.zero_point},
+                         {"quantized_dimension", t.quantization.quantized_dimension}};
+  }
+  return j;
+}
+
+std::string TensorLine(const Tensor& t) {
+  std::string s = StrCat("'", t.name, "' ", TensorTypeName(t.type), ShapeToString(t.shape));
+  if (!t.shape_signature.empty() && t.shape_signature != t.shape) s += " signature " + ShapeToString(t.shape_signature);
+  const std::string q = QuantizationText(t.quantization);
+  if (!q.empty()) s += " (" + q + ")";
+  return s;
+}
+
+}  // namespace
+
+int RunInspect(const std::vector<std::string>& args) {
+  std::string path;
+  bool as_json = false;
+  for (const std::string& a : args) {
+    if (a == "--json") as_json = true;
+    else if (a == "--help" || a == "-h") { std::cout << kInspectUsage; return kExitOk; }
+    else if (!a.empty() && a[0] == '-') return UsageError("inspect", "unknown option " + a, kInspectUsage);
+    else if (path.empty()) path = a;
+    else return UsageError("inspect", "more than one model given", kInspectUsage);
+  }
+  if (path.empty()) return UsageError("inspect", "no model given", kInspectUsage);
+
+  auto model = Model::FromFile(path);
+  if (!model.ok()) return Fail(model.status().message());
+  const Model& m = **model;
+  const tflite::Model& fb = *m.fb();
+
+  json report;
+  report["model"] = path;
+  report["file_bytes"] = m.size();
+  report["schema_version"] = m.version();
+  report["description"] = m.description();
+  report["weight_bytes"] = m.weight_bytes();
+
+  // Ops: histogram over all subgraphs, and which ones the resolver cannot run.
+  BuiltinOpResolver resolver;
+  std::map<std::string, int> histogram;
+  std::map<std::string, std::string> unsupported;
+  for (int s = 0; s < m.num_subgraphs(); ++s) {
+    const auto* sg = fb.subgraphs()->Get(s);
+    if (!sg->operators()) continue;
+    for (const auto* op : *sg->operators()) {
+      const auto* code = fb.operator_codes()->Get(op->opcode_index());
+      const int32_t builtin = std::max<int32_t>(code->builtin_code(), code->deprecated_builtin_code());
+      const int version = std::max(1, code->version());
+      std::string name, why;
+      const OpRegistration* found;
+      if (builtin == tflite::BuiltinOperator_CUSTOM) {
+        name = StrCat("custom:", code->custom_code() ? code->custom_code()->str() : "");
+        found = resolver.FindCustom(code->custom_code() ? code->custom_code()->str() : "", version, &why);
+      } else {
+        name = BuiltinOpName(builtin);
+        found = resolver.FindBuiltin(builtin, version, &why);
+      }
+      const std::string key = StrCat(name, " v", version);
+      ++histogram[key];
+      if (!found) unsupported[key] = why;
+    }
+  }
+
+  // Build and allocate to learn the arena size (and whether the model can run at all).
+  std::string run_error;
+  size_t arena_bytes = 0;
+  auto interpreter = Interpreter::Create(*model, resolver);
+  if (!interpreter.ok()) {
+    run_error = interpreter.status().message();
+  } else {
+    Status st = (*interpreter)->AllocateTensors();
+    if (!st.ok()) run_error = st.message();
+    else arena_bytes = (*interpreter)->arena_bytes();
+  }
+
+  json subgraphs = json::array();
+  for (int s = 0; s < m.num_subgraphs(); ++s) {
+    const auto* sg = fb.subgraphs()->Get(s);
+    json j = {{"index", s},
+              {"name", sg->name() ? sg->name()->str() : ""},
+              {"tensors", sg->tensors() ? sg->tensors()->size() : 0},
+              {"ops", sg->operators() ? sg->operators()->size() : 0}};
+    json ins = json::array(), outs = json::array();
+    if (interpreter.ok()) {
+      Subgraph* sub = (*interpreter)->subgraph(s);
+      for (int i : sub->inputs()) ins.push_back(TensorJson(*sub->tensor(i), i));
+      for (int i : sub->outputs()) outs.push_back(TensorJson(*sub->tensor(i), i));
+    } else {
+      // Without an interpreter, read the tensors from the file directly.
+      auto from_file = [&](int i) {
+        const auto* t = sg->tensors()->Get(i);
+        Tensor tensor;
+        tensor.name = t->name() ? t->name()->str() : "";
+        tensor.type = static_cast<TensorType>(t->type());
+        if (t->shape()) tensor.shape.assign(t->shape()->begin(), t->shape()->end());
+        if (t->shape_signature()) tensor.shape_signature.assign(t->shape_signature()->begin(), t->shape_signature()->end());
+        if (t->quantization() && t->quantization()->scale()) {
+          tensor.quantization.scale.assign(t->quantization()->scale()->begin(), t->quantization()->scale()->end());
+          if (t->quantization()->zero_point()) {
+            tensor.quantization.zero_point.assign(t->quantization()->zero_point()->begin(),
+                                                  t->quantization()->zero_point()->end());
+          }
+          tensor.quantization.quantized_dimension = t->quantization()->quantized_dimension();
+        }
+        return TensorJson(tensor, i);
+      };
+      if (sg->inputs()) for (int i : *sg->inputs()) ins.push_back(from_file(i));
+      if (sg->outputs()) for (int i : *sg->outputs()) outs.push_back(from_file(i));
+    }
+    j["inputs"] = ins;
+    j["outputs"] = outs;
+    subgraphs.push_back(j);
+  }
+  report["subgraphs"] = subgraphs;
+
+  json ops = json::array();
+  for (const auto& [key, count] : histogram) ops.push_back({{"op", key}, {"count", count}});
+  report["ops"] = ops;
+
+  json signatures = json::array();
+  if (fb.signature_defs()) {
+    for (const auto* sig : *fb.signature_defs()) {
+      json j = {{"key", sig->signature_key() ? sig->signature_key()->str() : ""}, {"subgraph", sig->subgraph_index()}};
+      json ins = json::object(), outs = json::object();
+      if (sig->inputs()) for (const auto* t : *sig->inputs()) ins[t->name() ? t->name()->str() : ""] = t->tensor_index();
+      if (sig->outputs()) for (const auto* t : *sig->outputs()) outs[t->name() ? t->name()->str() : ""] = t->tensor_index();
+      j["inputs"] = ins;
+      j["outputs"] = outs;
+      signatures.push_back(j);
+    }
+  }
+  report["signatures"] = signatures;
+
+  json metadata = json::array();
+  for (const std::string& name : m.metadata_names()) {
+    Model::Bytes bytes;
+    m.metadata(name, &bytes);
+    metadata.push_back({{"name", name}, {"bytes", bytes.size}});
+  }
+  report["metadata"] = metadata;
+  json missing = json::array();
+  for (const auto& [key, why] : unsupported) missing.push_back({{"op", key}, {"why", why}});
+  report["unsupported_ops"] = missing;
+  if (run_error.empty()) report["arena_bytes"] = arena_bytes;
+  else report["error"] = run_error;
+
+  if (as_json) {
+    std::cout << report.dump(1) << "\n";
+  } else {
+    std::cout << "model: " << path << " (" << m.size() << " bytes, schema version " << m.version() << ")\n";
+    if (!m.description().empty()) std::cout << "description: " << m.description() << "\n";
+    for (int s = 0; s < m.num_subgraphs(); ++s) {
+      const json& j = subgraphs[s];
+      std::cout << "subgraph " << s;
+      if (!j["name"].get<std::string>().empty()) std::cout << " '" << j["name"].get<std::string>() << "'";
+      std::cout << ": " << j["tensors"] << " tensors, " << j["ops"] << " ops\n";
+      for (const char* kind : {"inputs", "outputs"}) {
+        int k = 0;
+        for (const json& t : j[kind]) {
+          Tensor tensor;
+          tensor.name = t["name"];
+          ParseTensorType(t["dtype"].get<std::string>(), &tensor.type);
+          tensor.shape = t["shape"].get<Shape>();
+          if (t.contains("shape_signature")) tensor.shape_signature = t["shape_signature"].get<Shape>();
+          if (t.contains("quantization")) {
+            tensor.quantization.scale = t["quantization"]["scale"].get<std::vector<float>>();
+            tensor.quantization.zero_point = t["quantization"]["zero_point"].get<std::vector<int64_t>>();
+            tensor.quantization.quantized_dimension = t["quantization"]["quantized_dimension"];
+          }
+          std::cout << "  " << (kind[0] == 'i' ? "input " : "output") << " " << k++ << ": " << TensorLine(tensor)
+                    << "  (tensor " << t["index"] << ")\n";
+        }
+      }
+    }
+    std::cout << "ops:\n";
+    for (const auto& [key, count] : histogram) std::cout << "  " << key << " x" << count << "\n";
+    if (!signatures.empty()) {
+      std::cout << "signatures:\n";
+      for (const json& s : signatures) {
+        std::cout << "  '" << s["key"].get<std::string>() << "' -> subgraph " << s["subgraph"] << ", inputs "
+                  << s["inputs"].dump() << ", outputs " << s["outputs"].dump() << "\n";
+      }
+    }
+    if (!metadata.empty()) {
+      std::cout << "metadata:";
+      for (const json& md : metadata) std::cout << " " << md["name"].get<std::string>() << " (" << md["bytes"] << " bytes)";
+      std::cout << "\n";
+    }
+    std::cout << "weights: " << m.weight_bytes() << " bytes\n";
+    if (run_error.empty()) std::cout << "arena: " << arena_bytes << " bytes (activations of subgraph 0)\n";
+    if (unsupported.empty()) {
+      std::cout << "unsupported ops: none\n";
+    } else {
+      std::cout << "unsupported ops:\n";
+      for (const auto& [key, why] : unsupported) std::cout << "  " << key << ": " << why << "\n";
+    }
+  }
+  if (!run_error.empty()) return Fail("the model cannot run: " + run_error);
+  return kExitOk;
+}
+
+}  // namespace edgerun::tools

@@ -1,0 +1,310 @@
+// edgerun run MODEL [--input FILE]... [--output-dir DIR] [--signature KEY] [--top-k K] [--json]
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "core/subgraph.h"
+#include "edgerun/interpreter.h"
+#include "tools/cli.h"
+#include "tools/tensor_io.h"
+
+namespace edgerun::tools {
+namespace {
+
+const char kRunUsage[] =
+    "usage: edgerun run MODEL [options]\n"
+    "  --input FILE        input K (in the order of the subgraph's inputs); raw little-endian .bin of\n"
+    "                      the exact byte size, .npy, or a text file (one string per line) for string\n"
+    "                      inputs. Repeat for each input. Inputs not given are seeded random.\n"
+    "  --resize NAME:SHAPE resize input NAME (or its position) to SHAPE, e.g. input:1,3,224,224\n"
+    "  --signature KEY     run this signature instead of subgraph 0\n"
+    "  --output-dir DIR    write output_K.bin for every output K (raw bytes)\n"
+    "  --npy               write output_K.npy instead of .bin\n"
+    "  --top-k K           show the K largest values of each output (default 5)\n"
+    "  --seed N            seed of the random inputs (default 1)\n"
+    "  --threads N         threads for the kernels (default 1)\n"
+    "  --json              print the summary as JSON\n";
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+Status MakeDirs(const std::string& dir) {
+  std::string partial;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      if (!partial.empty() && mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+        return Status::Errorf(partial, ": cannot create directory: ", std::strerror(errno));
+      }
+    }
+    if (i < dir.size()) partial += dir[i];
+  }
+  return Status::Ok();
+}
+
+struct Options {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::vector<std::pair<std::string, Shape>> resizes;
+  std::string signature;
+  std::string output_dir;
+  bool npy = false;
+  bool json = false;
+  long long top_k = 5;
+  long long seed = 1;
+  long long threads = 1;
+};
+
+// Returns kExitOk, or the exit code of a usage error.
+int ParseOptions(const std::vector<std::string>& args, Options* o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= args.size()) return false;
+      *out = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      std::cout << kRunUsage;
+      return -1;
+    } else if (a == "--input" || a == "-i") {
+      if (!value(&v)) return UsageError("run", "--input needs a file", kRunUsage);
+      o->inputs.push_back(v);
+    } else if (a == "--resize") {
+      if (!value(&v)) return UsageError("run", "--resize needs NAME:SHAPE", kRunUsage);
+      const size_t colon = v.rfind(':');
+      Shape shape;
+      if (colon == std::string::npos || !ParseShape(v.substr(colon + 1), &shape)) {
+        return UsageError("run", "bad --resize '" + v + "' (expected NAME:D0,D1,...)", kRunUsage);
+      }
+      o->resizes.emplace_back(v.substr(0, colon), shape);
+    } else if (a == "--signature") {
+      if (!value(&o->signature)) return UsageError("run", "--signature needs a key", kRunUsage);
+    } else if (a == "--output-dir" || a == "-o") {
+      if (!value(&o->output_dir)) return UsageError("run", "--output-dir needs a folder", kRunUsage);
+    } else if (a == "--top-k") {
+      if (!value(&v) || !ParseInt(v, &o->top_k)) return UsageError("run", "--top-k needs a number", kRunUsage);
+    } else if (a == "--seed") {
+      if (!value(&v) || !ParseInt(v, &o->seed)) return UsageError("run", "--seed needs a number", kRunUsage);
+    } else if (a == "--threads") {
+      if (!value(&v) || !ParseInt(v, &o->threads) || o->threads < 1 || o->threads > 256) {
+        return UsageError("run", "--threads needs a number from 1 to 256", kRunUsage);
+      }
+    } else if (a == "--npy") {
+      o->npy = true;
+    } else if (a == "--json") {
+      o->json = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return UsageError("run", "unknown option " + a, kRunUsage);
+    } else if (o->model.empty()) {
+      o->model = a;
+    } else {
+      return UsageError("run", "unexpected argument '" + a + "'", kRunUsage);
+    }
+  }
+  if (o->model.empty()) return UsageError("run", "no model given", kRunUsage);
+  return kExitOk;
+}
+
+int FindInput(Subgraph& sg, const std::string& name) {
+  for (size_t i = 0; i < sg.inputs().size(); ++i) {
+    if (sg.tensor(sg.inputs()[i])->name == name) return static_cast<int>(i);
+  }
+  long long position;
+  if (ParseInt(name, &position) && position < static_cast<long long>(sg.inputs().size())) return static_cast<int>(position);
+  return -1;
+}
+
+Status SetStrings(Tensor* t, const std::vector<std::string>& lines) {
+  const std::vector<uint8_t> bytes = WriteStringTensor(lines);
+  if (!t->owned.Reserve(bytes.size())) return Status::Error("out of memory");
+  std::memcpy(t->owned.data(), bytes.data(), bytes.size());
+  t->data = t->owned.data();
+  t->bytes = bytes.size();
+  t->shape = {static_cast<int32_t>(lines.size())};
+  return Status::Ok();
+}
+
+std::string FormatValue(double v) {
+  std::ostringstream s;
+  s << std::setprecision(6) << v;
+  return s.str();
+}
+
+}  // namespace
+
+int RunRun(const std::vector<std::string>& args) {
+  Options o;
+  if (int rc = ParseOptions(args, &o); rc != kExitOk) return rc < 0 ? kExitOk : rc;
+
+  const auto t0 = Clock::now();
+  auto model = Model::FromFile(o.model);
+  if (!model.ok()) return Fail(model.status().message());
+  const auto t1 = Clock::now();
+  InterpreterOptions options;
+  options.num_threads = static_cast<int>(o.threads);
+  auto created = Interpreter::Create(*model, options);
+  if (!created.ok()) return Fail(created.status().message());
+  Interpreter& interpreter = **created;
+
+  int subgraph_index = 0;
+  if (!o.signature.empty()) {
+    SignatureRunner* runner = interpreter.GetSignatureRunner(o.signature);
+    if (runner == nullptr) {
+      std::string keys;
+      for (const auto& k : interpreter.signature_keys()) keys += (keys.empty() ? "" : ", ") + k;
+      return Fail(StrCat(o.model, ": no signature '", o.signature, "' (the model has: ",
+                         keys.empty() ? "none" : keys, ")"));
+    }
+    subgraph_index = runner->subgraph_index();
+  }
+  Subgraph& sg = *interpreter.subgraph(subgraph_index);
+  const size_t num_inputs = sg.inputs().size();
+  if (o.inputs.size() > num_inputs) {
+    return Fail(StrCat(o.model, ": ", o.inputs.size(), " input files given, the model has ", num_inputs, " inputs"));
+  }
+
+  // Shapes first (explicit --resize, then what the files imply), then allocate, then fill.
+  for (const auto& [name, shape] : o.resizes) {
+    const int position = FindInput(sg, name);
+    if (position < 0) return Fail(StrCat(o.model, ": --resize: no input named '", name, "'"));
+    if (Status st = sg.ResizeInputTensor(position, shape); !st.ok()) return Fail(st.message());
+  }
+  std::vector<TensorFile> files(o.inputs.size());
+  for (size_t k = 0; k < o.inputs.size(); ++k) {
+    Tensor* t = sg.tensor(sg.inputs()[k]);
+    const bool text = t->type == TensorType::kString;
+    if (Status st = ReadTensorFile(o.inputs[k], text, &files[k]); !st.ok()) return Fail(st.message());
+    if (text) continue;
+    Shape shape;
+    if (files[k].has_shape) {
+      if (files[k].type != t->type) {
+        return Fail(StrCat(o.inputs[k], ": .npy has dtype ", TensorTypeName(files[k].type), ", input ", k, " '", t->name,
+                           "' is ", TensorTypeName(t->type)));
+      }
+      shape = files[k].shape;
+    } else if (Status st = InferShapeFromBytes(*t, files[k].data.size(), &shape); !st.ok()) {
+      return Fail(StrCat(o.inputs[k], ": ", st.message()));
+    }
+    if (shape != t->shape) {
+      if (Status st = sg.ResizeInputTensor(static_cast<int>(k), shape); !st.ok()) {
+        return Fail(StrCat(o.inputs[k], ": ", st.message()));
+      }
+    }
+  }
+  if (Status st = sg.AllocateTensors(); !st.ok()) return Fail(st.message());
+  const auto t2 = Clock::now();
+
+  json input_info = json::array();
+  for (size_t k = 0; k < num_inputs; ++k) {
+    Tensor* t = sg.tensor(sg.inputs()[k]);
+    std::string source = "random";
+    if (k < files.size()) {
+      source = o.inputs[k];
+      if (t->type == TensorType::kString) {
+        if (Status st = SetStrings(t, files[k].lines); !st.ok()) return Fail(st.message());
+      } else if (files[k].data.size() != t->bytes) {
+        return Fail(StrCat(o.inputs[k], ": ", files[k].data.size(), " bytes for input ", k, " of ", t->bytes, " bytes"));
+      } else if (t->bytes > 0) {
+        std::memcpy(t->data, files[k].data.data(), t->bytes);
+      }
+    } else if (t->type == TensorType::kString) {
+      if (Status st = SetStrings(t, {"edgerun"}); !st.ok()) return Fail(st.message());
+    } else {
+      FillRandom(t, static_cast<uint64_t>(o.seed) * 1000003 + k);
+    }
+    input_info.push_back({{"name", t->name}, {"dtype", TensorTypeName(t->type)}, {"shape", t->shape}, {"source", source}});
+  }
+
+  const auto t3 = Clock::now();
+  if (Status st = sg.Invoke(); !st.ok()) return Fail(st.message());
+  const auto t4 = Clock::now();
+
+  if (!o.output_dir.empty()) {
+    if (Status st = MakeDirs(o.output_dir); !st.ok()) return Fail(st.message());
+  }
+  json outputs = json::array();
+  for (size_t k = 0; k < sg.outputs().size(); ++k) {
+    const Tensor& t = *sg.tensor(sg.outputs()[k]);
+    if (!o.output_dir.empty()) {
+      const std::string path = StrCat(o.output_dir, "/output_", k, o.npy ? ".npy" : ".bin");
+      Status st = o.npy ? WriteNpy(path, t) : WriteFileBytes(path, t.data, t.bytes);
+      if (!st.ok()) return Fail(st.message());
+    }
+    json j = {{"name", t.name}, {"dtype", TensorTypeName(t.type)}, {"shape", t.shape}};
+    if (!t.quantization.empty() && !t.quantization.per_channel()) {
+      j["quantization"] = {{"scale", t.scale()}, {"zero_point", t.zero_point()}};
+    }
+    const TensorSummary s = Summarize(t, static_cast<int>(o.top_k));
+    if (s.count > 0) {
+      j["min"] = s.min;
+      j["max"] = s.max;
+      j["mean"] = s.mean;
+      json top = json::array();
+      for (const auto& [index, value] : s.top) {
+        json entry = {{"index", index}, {"value", value}};
+        if (!t.quantization.empty() && !t.quantization.per_channel()) {
+          entry["dequantized"] = t.scale() * (value - t.zero_point());
+        }
+        top.push_back(entry);
+      }
+      if (s.count > 1) j["top_k"] = top;
+    } else if (t.type == TensorType::kString) {
+      bool ok;
+      j["strings"] = ReadStringTensor(t.data, t.bytes, &ok);
+    }
+    outputs.push_back(j);
+  }
+
+  if (o.json) {
+    json report = {{"model", o.model},
+                   {"subgraph", subgraph_index},
+                   {"inputs", input_info},
+                   {"outputs", outputs},
+                   {"arena_bytes", interpreter.arena_bytes()},
+                   {"timing_ms", {{"load", Ms(t0, t1)}, {"prepare", Ms(t1, t2)}, {"invoke", Ms(t3, t4)}}}};
+    if (!o.signature.empty()) report["signature"] = o.signature;
+    std::cout << report.dump(1) << "\n";
+    return kExitOk;
+  }
+  std::cout << "model: " << o.model;
+  if (!o.signature.empty()) std::cout << " (signature '" << o.signature << "')";
+  std::cout << "\n";
+  for (const json& in : input_info) {
+    std::cout << "input  '" << in["name"].get<std::string>() << "' " << in["dtype"].get<std::string>()
+              << ShapeToString(in["shape"].get<Shape>()) << " <- " << in["source"].get<std::string>() << "\n";
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const json& j = outputs[k];
+    std::cout << "output " << k << " '" << j["name"].get<std::string>() << "' " << j["dtype"].get<std::string>()
+              << ShapeToString(j["shape"].get<Shape>());
+    if (j.contains("min")) {
+      std::cout << "  min " << FormatValue(j["min"]) << " max " << FormatValue(j["max"]) << " mean "
+                << FormatValue(j["mean"]);
+    }
+    std::cout << "\n";
+    if (j.contains("top_k")) {
+      std::cout << "  top-" << j["top_k"].size() << ":";
+      for (const json& e : j["top_k"]) {
+        std::cout << " [" << e["index"] << "] " << FormatValue(e["value"]);
+        if (e.contains("dequantized")) std::cout << " (" << FormatValue(e["dequantized"]) << ")";
+      }
+      std::cout << "\n";
+    }
+  }
+  std::cout << std::fixed << std::setprecision(2) << "time: load " << Ms(t0, t1) << " ms, prepare " << Ms(t1, t2)
+            << " ms, invoke " << Ms(t3, t4) << " ms; arena " << interpreter.arena_bytes() << " bytes\n";
+  if (!o.output_dir.empty()) std::cout << "outputs written to " << o.output_dir << "/\n";
+  return kExitOk;
+}
+
+}  // namespace edgerun::tools

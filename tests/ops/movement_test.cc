@@ -1,0 +1,230 @@
+// RESHAPE, SQUEEZE, CONCATENATION, PAD, PADV2, TRANSPOSE, STRIDED_SLICE.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "test_util.h"
+
+namespace edgerun {
+namespace {
+
+using testing::GetOutput;
+using testing::SetInput;
+using testing::SingleOp;
+
+std::vector<float> Iota(int n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 0.0f);
+  return v;
+}
+
+TEST(Reshape, FromConstantShapeWithInference) {
+  SingleOp op(tflite::BuiltinOperator_RESHAPE);
+  op.Input(TensorType::kFloat32, {2, 3, 4});
+  op.Const<int32_t>(TensorType::kInt32, {3}, {4, -1, 2});
+  op.Output(TensorType::kFloat32);
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput(*interpreter, 0, Iota(24));
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{4, 3, 2}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 0), Iota(24));
+}
+
+TEST(Reshape, FromOptionsAndLegacyScalar) {
+  SingleOp op(tflite::BuiltinOperator_RESHAPE);
+  op.Input(TensorType::kInt32, {1, 1});
+  op.Output(TensorType::kInt32);
+  op.Options(tflite::BuiltinOptions_ReshapeOptions,
+             ER_OPTIONS(tflite::CreateReshapeOptions(fbb, fbb.CreateVector(std::vector<int32_t>{0}))));
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{}));
+}
+
+TEST(Reshape, RejectsElementCountChange) {
+  SingleOp op(tflite::BuiltinOperator_RESHAPE);
+  op.Input(TensorType::kFloat32, {2, 3});
+  op.Const<int32_t>(TensorType::kInt32, {2}, {4, 2});
+  op.Output(TensorType::kFloat32);
+  const Status st = op.TryBuild();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("6 elements"), std::string::npos) << st.message();
+}
+
+TEST(Squeeze, AllOrListedDims) {
+  for (bool listed : {false, true}) {
+    SingleOp op(tflite::BuiltinOperator_SQUEEZE);
+    op.Input(TensorType::kFloat32, {1, 3, 1, 2, 1});
+    op.Output(TensorType::kFloat32);
+    if (listed) {
+      op.Options(tflite::BuiltinOptions_SqueezeOptions,
+                 ER_OPTIONS(tflite::CreateSqueezeOptions(fbb, fbb.CreateVector(std::vector<int32_t>{0, -1}))));
+    }
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    EXPECT_EQ(interpreter->output(0)->shape, listed ? (Shape{3, 1, 2}) : (Shape{3, 2}));
+  }
+}
+
+TEST(Concatenation, MiddleAxisAndNegativeAxis) {
+  for (int axis : {1, -2}) {
+    SingleOp op(tflite::BuiltinOperator_CONCATENATION);
+    op.Input(TensorType::kFloat32, {2, 1, 2});
+    op.Input(TensorType::kFloat32, {2, 2, 2});
+    op.Output(TensorType::kFloat32);
+    op.Options(tflite::BuiltinOptions_ConcatenationOptions, ER_OPTIONS(tflite::CreateConcatenationOptions(fbb, axis)));
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    SetInput<float>(*interpreter, 0, {1, 2, 3, 4});
+    SetInput<float>(*interpreter, 1, {10, 11, 12, 13, 14, 15, 16, 17});
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    EXPECT_EQ(interpreter->output(0)->shape, (Shape{2, 3, 2}));
+    EXPECT_EQ(GetOutput<float>(*interpreter, 0), (std::vector<float>{1, 2, 10, 11, 12, 13, 3, 4, 14, 15, 16, 17}));
+  }
+}
+
+TEST(Concatenation, RejectsMismatchedDims) {
+  SingleOp op(tflite::BuiltinOperator_CONCATENATION);
+  op.Input(TensorType::kFloat32, {2, 1});
+  op.Input(TensorType::kFloat32, {3, 1});
+  op.Output(TensorType::kFloat32);
+  op.Options(tflite::BuiltinOptions_ConcatenationOptions, ER_OPTIONS(tflite::CreateConcatenationOptions(fbb, 1)));
+  EXPECT_FALSE(op.TryBuild().ok());
+}
+
+TEST(Pad, ZeroAndConstantValues) {
+  for (bool v2 : {false, true}) {
+    SingleOp op(v2 ? tflite::BuiltinOperator_PADV2 : tflite::BuiltinOperator_PAD);
+    op.Input(TensorType::kFloat32, {2, 2});
+    op.Const<int32_t>(TensorType::kInt32, {2, 2}, {1, 0, 0, 2});
+    if (v2) op.Const<float>(TensorType::kFloat32, {}, {9});
+    op.Output(TensorType::kFloat32);
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    SetInput<float>(*interpreter, 0, {1, 2, 3, 4});
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    EXPECT_EQ(interpreter->output(0)->shape, (Shape{3, 4}));
+    const float p = v2 ? 9 : 0;
+    EXPECT_EQ(GetOutput<float>(*interpreter, 0), (std::vector<float>{p, p, p, p, 1, 2, p, p, 3, 4, p, p}));
+  }
+}
+
+TEST(Pad, QuantizedPadsWithZeroPoint) {
+  QuantizationParams q;
+  q.scale = {0.5f};
+  q.zero_point = {-3};
+  SingleOp op(tflite::BuiltinOperator_PAD);
+  op.Input(TensorType::kInt8, {2}, q);
+  op.Const<int64_t>(TensorType::kInt64, {1, 2}, {1, 1});
+  op.Output(TensorType::kInt8, {}, q);
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput<int8_t>(*interpreter, 0, {5, 6});
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(GetOutput<int8_t>(*interpreter, 0), (std::vector<int8_t>{-3, 5, 6, -3}));
+}
+
+TEST(Transpose, Rank3Permutation) {
+  SingleOp op(tflite::BuiltinOperator_TRANSPOSE);
+  op.Input(TensorType::kFloat32, {2, 3, 4});
+  op.Const<int32_t>(TensorType::kInt32, {3}, {2, 0, 1});
+  op.Output(TensorType::kFloat32);
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput(*interpreter, 0, Iota(24));
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  ASSERT_EQ(interpreter->output(0)->shape, (Shape{4, 2, 3}));
+  const auto got = GetOutput<float>(*interpreter, 0);
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j) EXPECT_EQ(got[(k * 2 + i) * 3 + j], static_cast<float>((i * 3 + j) * 4 + k));
+}
+
+TEST(Transpose, RejectsRepeatedAxis) {
+  SingleOp op(tflite::BuiltinOperator_TRANSPOSE);
+  op.Input(TensorType::kFloat32, {2, 3});
+  op.Const<int32_t>(TensorType::kInt32, {2}, {0, 0});
+  op.Output(TensorType::kFloat32);
+  EXPECT_FALSE(op.TryBuild().ok());
+}
+
+struct SliceCase {
+  Shape in;
+  std::vector<int32_t> begin, end, strides;
+  int begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask;
+  Shape out;
+  std::vector<float> want;  // from numpy: np.arange(n).reshape(in)[slice]
+};
+
+TEST(StridedSlice, NumpySemantics) {
+  const SliceCase cases[] = {
+      // a[1:3] of a 4-vector
+      {{4}, {1}, {3}, {1}, 0, 0, 0, 0, 0, {2}, {1, 2}},
+      // a[::-1]
+      {{4}, {0}, {0}, {-1}, 1, 1, 0, 0, 0, {4}, {3, 2, 1, 0}},
+      // a[-3:-1]
+      {{5}, {-3}, {-1}, {1}, 0, 0, 0, 0, 0, {2}, {2, 3}},
+      // a[:, 1] (shrink axis 1) of 2x3
+      {{2, 3}, {0, 1}, {0, 2}, {1, 1}, 1, 1, 0, 0, 2, {2}, {1, 4}},
+      // a[1, ::2] of 2x3
+      {{2, 3}, {1, 0}, {2, 0}, {1, 2}, 2, 2, 0, 0, 1, {2}, {3, 5}},
+      // a[..., 1] of 2x2x2 (ellipsis then shrink)
+      {{2, 2, 2}, {0, 1}, {0, 2}, {1, 1}, 0, 0, 1, 0, 2, {2, 2}, {1, 3, 5, 7}},
+      // a[np.newaxis, 1:] of 3
+      {{3}, {0, 1}, {0, 3}, {1, 1}, 0, 0, 0, 1, 0, {1, 2}, {1, 2}},
+      // out-of-range ends clamp: a[1:100] of 3
+      {{3}, {1}, {100}, {1}, 0, 0, 0, 0, 0, {2}, {1, 2}},
+      // empty result a[2:1]
+      {{3}, {2}, {1}, {1}, 0, 0, 0, 0, 0, {0}, {}},
+      // a[::-2] of 5
+      {{5}, {-1}, {-6}, {-2}, 0, 0, 0, 0, 0, {3}, {4, 2, 0}},
+  };
+  for (const auto& c : cases) {
+    SingleOp op(tflite::BuiltinOperator_STRIDED_SLICE);
+    op.Input(TensorType::kFloat32, c.in);
+    const int32_t n = static_cast<int32_t>(c.begin.size());
+    op.Const(TensorType::kInt32, {n}, c.begin);
+    op.Const(TensorType::kInt32, {n}, c.end);
+    op.Const(TensorType::kInt32, {n}, c.strides);
+    op.Output(TensorType::kFloat32);
+    op.Options(tflite::BuiltinOptions_StridedSliceOptions,
+               ER_OPTIONS(tflite::CreateStridedSliceOptions(fbb, c.begin_mask, c.end_mask, c.ellipsis_mask,
+                                                            c.new_axis_mask, c.shrink_mask)));
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    SetInput(*interpreter, 0, Iota(static_cast<int>(NumElements(c.in))));
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    EXPECT_EQ(interpreter->output(0)->shape, c.out) << ShapeToString(c.in);
+    EXPECT_EQ(GetOutput<float>(*interpreter, 0), c.want) << ShapeToString(c.in);
+  }
+}
+
+TEST(StridedSlice, OffsetMakesEndRelative) {
+  SingleOp op(tflite::BuiltinOperator_STRIDED_SLICE, 8);
+  op.Input(TensorType::kFloat32, {6});
+  op.Const<int32_t>(TensorType::kInt32, {1}, {2});
+  op.Const<int32_t>(TensorType::kInt32, {1}, {3});
+  op.Const<int32_t>(TensorType::kInt32, {1}, {1});
+  op.Output(TensorType::kFloat32);
+  op.Options(tflite::BuiltinOptions_StridedSliceOptions,
+             ER_OPTIONS(tflite::CreateStridedSliceOptions(fbb, 0, 0, 0, 0, 0, true)));
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput(*interpreter, 0, Iota(6));
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(GetOutput<float>(*interpreter, 0), (std::vector<float>{2, 3, 4}));
+}
+
+TEST(StridedSlice, ZeroStrideIsAnError) {
+  SingleOp op(tflite::BuiltinOperator_STRIDED_SLICE);
+  op.Input(TensorType::kFloat32, {6});
+  op.Const<int32_t>(TensorType::kInt32, {1}, {0});
+  op.Const<int32_t>(TensorType::kInt32, {1}, {3});
+  op.Const<int32_t>(TensorType::kInt32, {1}, {0});
+  op.Output(TensorType::kFloat32);
+  EXPECT_FALSE(op.TryBuild().ok());
+}
+
+}  // namespace
+}  // namespace edgerun

@@ -18,6 +18,7 @@ namespace edgerun {
 
 class Subgraph;
 class SignatureRunner;
+class ResourceStore;
 
 struct InterpreterOptions {
   int num_threads = 1;
@@ -80,6 +81,8 @@ class Interpreter {
   int num_subgraphs() const;
   Subgraph* subgraph(int index);
   ThreadPool* thread_pool() { return thread_pool_.get(); }
+  // Resource variables and hash tables shared by the subgraphs.
+  ResourceStore& resources() { return *resources_; }
 
  private:
   Interpreter() = default;
@@ -88,6 +91,7 @@ class Interpreter {
   std::vector<std::unique_ptr<Subgraph>> subgraphs_;
   std::vector<std::unique_ptr<SignatureRunner>> signatures_;
   std::unique_ptr<ThreadPool> thread_pool_;
+  std::unique_ptr<ResourceStore> resources_;
 };
 
 // One signature of the model: named inputs and outputs of one subgraph.

@@ -1,5 +1,6 @@
 #include "edgerun/interpreter.h"
 
+#include "core/resources.h"
 #include "core/subgraph.h"
 #include "core/thread_pool.h"
 #include "tflite_generated.h"
@@ -21,6 +22,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
   interpreter->model_ = std::move(model);
   interpreter->options_ = options;
   interpreter->thread_pool_ = std::make_unique<ThreadPool>(options.num_threads);
+  interpreter->resources_ = std::make_unique<ResourceStore>();
   const Model& m = *interpreter->model_;
   for (int s = 0; s < m.num_subgraphs(); ++s) {
     interpreter->subgraphs_.push_back(std::make_unique<Subgraph>(interpreter.get(), s));
@@ -52,6 +54,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
 Interpreter::~Interpreter() {
   // Subgraphs (and the op state they free) go before the thread pool they may use.
   subgraphs_.clear();
+  resources_.reset();
 }
 
 Status Interpreter::AllocateTensors() { return subgraphs_[0]->AllocateTensors(); }

@@ -193,6 +193,18 @@ Status Subgraph::ResizeInputTensor(int position, const Shape& shape) {
   return Status::Ok();
 }
 
+Status Subgraph::SetInputShape(int position, const Shape& shape) {
+  if (position < 0 || position >= static_cast<int>(inputs_.size())) {
+    return Status::Errorf(Location(), ": input ", position, " does not exist (", inputs_.size(), " inputs)");
+  }
+  Tensor& t = tensors_[inputs_[position]];
+  if (t.shape != shape) {
+    t.shape = shape;
+    needs_allocation_ = true;
+  }
+  return Status::Ok();
+}
+
 Status Subgraph::ResizeTensor(Tensor* tensor, Shape shape) {
   if (tensor == nullptr) return Status::Error("internal error: resizing a missing tensor");
   for (int32_t d : shape) {
@@ -285,6 +297,17 @@ Status Subgraph::PrepareNode(int n) {
 }
 
 Status Subgraph::AllocateTensors() {
+  if (allocating_) {
+    return Status::Errorf(Location(), ": refers to itself through control-flow ops (a subgraph cannot call "
+                                      "itself, directly or indirectly)");
+  }
+  allocating_ = true;
+  Status status = AllocateTensorsOnce();
+  allocating_ = false;
+  return status;
+}
+
+Status Subgraph::AllocateTensorsOnce() {
   // Forget the previous plan; keep constants, variables and owned memory for reuse.
   for (Tensor& t : tensors_) {
     if (t.allocation == Allocation::kArena || t.allocation == Allocation::kDynamic) {

@@ -47,6 +47,9 @@ class Subgraph {
   Status Build(const Model& model, const OpResolver& resolver);
 
   Status ResizeInputTensor(int position, const Shape& shape);
+  // For control-flow ops passing values between subgraphs: no shape_signature check (a loop
+  // variable may grow).
+  Status SetInputShape(int position, const Shape& shape);
   Status AllocateTensors();
   Status Invoke();
   Status ResetVariableTensors();
@@ -79,6 +82,7 @@ class Subgraph {
   int AddTensor(Tensor tensor);
 
  private:
+  Status AllocateTensorsOnce();
   Status PrepareNode(int node_index);
   Status PlanArena();
 
@@ -98,6 +102,7 @@ class Subgraph {
   bool in_eval_ = false;
   bool variables_initialized_ = false;
   int invoke_depth_ = 0;
+  bool allocating_ = false;  // guards against subgraphs that reference themselves while preparing
 };
 
 }  // namespace edgerun

@@ -1,0 +1,255 @@
+// TFLite_Detection_PostProcess (custom op of SSD detectors): decodes center-size box encodings
+// against anchors, then non-max suppression, either "fast" (one NMS over each anchor's best
+// class) or "regular" (NMS per class, then the best across classes). Options come as a FlexBuffer
+// map. Decoding and scores are computed as TFLite does (double precision decode, float scores).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "flatbuffers/flexbuffers.h"
+#include "ops/op_util.h"
+
+namespace edgerun::ops {
+namespace {
+
+struct Params {
+  int max_detections = 0;
+  int max_classes_per_detection = 0;
+  int detections_per_class = 100;
+  bool regular_nms = false;
+  float score_threshold = 0;
+  float iou_threshold = 0;
+  int num_classes = 0;
+  float y_scale = 0, x_scale = 0, h_scale = 0, w_scale = 0;
+  bool parsed = false;
+};
+
+struct Box {
+  float ymin, xmin, ymax, xmax;
+};
+
+void* Init(OpContext& ctx) {
+  auto* p = new Params();
+  size_t size = 0;
+  const uint8_t* data = ctx.custom_options(&size);
+  if (data == nullptr || size == 0 || !flexbuffers::VerifyBuffer(data, size)) return p;
+  const flexbuffers::Reference root = flexbuffers::GetRoot(data, size);
+  if (!root.IsMap()) return p;
+  const flexbuffers::Map m = root.AsMap();
+  p->max_detections = m["max_detections"].AsInt32();
+  p->max_classes_per_detection = m["max_classes_per_detection"].AsInt32();
+  if (!m["detections_per_class"].IsNull()) p->detections_per_class = m["detections_per_class"].AsInt32();
+  if (!m["use_regular_nms"].IsNull()) p->regular_nms = m["use_regular_nms"].AsBool();
+  p->score_threshold = m["nms_score_threshold"].AsFloat();
+  p->iou_threshold = m["nms_iou_threshold"].AsFloat();
+  p->num_classes = m["num_classes"].AsInt32();
+  p->y_scale = m["y_scale"].AsFloat();
+  p->x_scale = m["x_scale"].AsFloat();
+  p->h_scale = m["h_scale"].AsFloat();
+  p->w_scale = m["w_scale"].AsFloat();
+  p->parsed = true;
+  return p;
+}
+
+Status Prepare(OpContext& ctx) {
+  const Params& p = *static_cast<Params*>(ctx.user_data());
+  ER_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 4));
+  if (!p.parsed) return ctx.Error("custom options are missing or not a valid FlexBuffer map");
+  const Tensor* boxes = ctx.input(0);
+  const Tensor* scores = ctx.input(1);
+  const Tensor* anchors = ctx.input(2);
+  ER_RETURN_IF_ERROR(CheckType(ctx, boxes, "box encodings", {TensorType::kFloat32, TensorType::kUInt8}));
+  ER_RETURN_IF_ERROR(CheckType(ctx, scores, "class predictions", {TensorType::kFloat32, TensorType::kUInt8}));
+  ER_RETURN_IF_ERROR(CheckType(ctx, anchors, "anchors", {TensorType::kFloat32, TensorType::kUInt8}));
+  ER_RETURN_IF_ERROR(CheckRank(ctx, boxes, "box encodings", 3, 3));
+  ER_RETURN_IF_ERROR(CheckRank(ctx, scores, "class predictions", 3, 3));
+  ER_RETURN_IF_ERROR(CheckRank(ctx, anchors, "anchors", 2, 2));
+  if (boxes->dim(0) != 1 || scores->dim(0) != 1) return ctx.Unsupported("only batch 1 is supported");
+  const int num_boxes = boxes->dim(1);
+  if (boxes->dim(2) < 4) return ctx.Error("box encodings ", Describe(boxes), " need at least 4 values per box");
+  if (scores->dim(1) != num_boxes) return ctx.Error("class predictions ", Describe(scores), " must have ", num_boxes, " rows");
+  if (anchors->dim(0) != num_boxes || anchors->dim(1) != 4) {
+    return ctx.Error("anchors ", Describe(anchors), " must have shape [", num_boxes, ",4]");
+  }
+  if (p.max_detections < 0 || p.max_classes_per_detection < 0 || p.detections_per_class < 0 ||
+      p.max_detections > (1 << 20) || p.max_classes_per_detection > (1 << 10)) {
+    return ctx.Error("max_detections / max_classes_per_detection / detections_per_class out of range");
+  }
+  if (p.num_classes <= 0) return ctx.Error("num_classes must be positive");
+  const int with_background = scores->dim(2);
+  if (with_background < p.num_classes || with_background - p.num_classes > 1) {
+    return ctx.Error("class predictions have ", with_background, " classes for num_classes ", p.num_classes);
+  }
+  if (!(p.iou_threshold > 0.0f && p.iou_threshold <= 1.0f)) return ctx.Error("nms_iou_threshold must be in (0, 1]");
+  for (int i = 0; i < 4; ++i) ER_RETURN_IF_ERROR(CheckType(ctx, ctx.output(i), "output", {TensorType::kFloat32}));
+  const int detected = p.max_detections * p.max_classes_per_detection;
+  ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, {1, detected, 4}));
+  ER_RETURN_IF_ERROR(ctx.ResizeOutput(1, {1, detected}));
+  ER_RETURN_IF_ERROR(ctx.ResizeOutput(2, {1, detected}));
+  ER_RETURN_IF_ERROR(ctx.ResizeOutput(3, {1}));
+  ER_RETURN_IF_ERROR(ctx.RequestTemporary(0, TensorType::kFloat32, {num_boxes, 4}).status());
+  return ctx.RequestTemporary(1, TensorType::kFloat32, {num_boxes, with_background}).status();
+}
+
+// Element i of a float or uint8 tensor as float (uint8 dequantized in float, as TFLite).
+float ValueAt(const Tensor* t, int64_t i) {
+  if (t->type == TensorType::kFloat32) return t->data_as<float>()[i];
+  return (static_cast<float>(t->data_as<uint8_t>()[i]) - static_cast<float>(t->zero_point())) * t->scale();
+}
+
+Status Decode(OpContext& ctx, const Params& p, Box* decoded) {
+  const Tensor* boxes = ctx.input(0);
+  const Tensor* anchors = ctx.input(2);
+  const int num_boxes = boxes->dim(1), stride = boxes->dim(2);
+  for (int i = 0; i < num_boxes; ++i) {
+    const double y = ValueAt(boxes, int64_t{i} * stride), x = ValueAt(boxes, int64_t{i} * stride + 1);
+    const double h = ValueAt(boxes, int64_t{i} * stride + 2), w = ValueAt(boxes, int64_t{i} * stride + 3);
+    const double ay = ValueAt(anchors, i * 4), ax = ValueAt(anchors, i * 4 + 1);
+    const double ah = ValueAt(anchors, i * 4 + 2), aw = ValueAt(anchors, i * 4 + 3);
+    const float ycenter = static_cast<float>(y / p.y_scale * ah + ay);
+    const float xcenter = static_cast<float>(x / p.x_scale * aw + ax);
+    const float half_h = static_cast<float>(0.5 * std::exp(h / p.h_scale) * ah);
+    const float half_w = static_cast<float>(0.5 * std::exp(w / p.w_scale) * aw);
+    decoded[i] = {ycenter - half_h, xcenter - half_w, ycenter + half_h, xcenter + half_w};
+    if (!(decoded[i].ymin <= decoded[i].ymax && decoded[i].xmin <= decoded[i].xmax)) {
+      return ctx.Error("box ", i, " decodes to an invalid box (NaN or inverted)");
+    }
+  }
+  return Status::Ok();
+}
+
+float IntersectionOverUnion(const Box& a, const Box& b) {
+  const float area_a = (a.ymax - a.ymin) * (a.xmax - a.xmin);
+  const float area_b = (b.ymax - b.ymin) * (b.xmax - b.xmin);
+  if (area_a <= 0 || area_b <= 0) return 0.0f;
+  const float ih = std::max(std::min(a.ymax, b.ymax) - std::max(a.ymin, b.ymin), 0.0f);
+  const float iw = std::max(std::min(a.xmax, b.xmax) - std::max(a.xmin, b.xmin), 0.0f);
+  const float intersection = ih * iw;
+  return intersection / (area_a + area_b - intersection);
+}
+
+// Greedy NMS over one score per box: indices of the kept boxes, best first.
+std::vector<int> SingleClassNms(const Params& p, const Box* boxes, const std::vector<float>& scores,
+                                int max_detections) {
+  std::vector<int> candidates;
+  for (int i = 0; i < static_cast<int>(scores.size()); ++i) {
+    if (scores[i] >= p.score_threshold) candidates.push_back(i);
+  }
+  // Stable: equal scores keep index order, so the result is fully defined.
+  std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) { return scores[a] > scores[b]; });
+  std::vector<int> selected;
+  std::vector<bool> active(candidates.size(), true);
+  for (size_t i = 0; i < candidates.size() && static_cast<int>(selected.size()) < max_detections; ++i) {
+    if (!active[i]) continue;
+    selected.push_back(candidates[i]);
+    for (size_t j = i + 1; j < candidates.size(); ++j) {
+      if (active[j] && IntersectionOverUnion(boxes[candidates[i]], boxes[candidates[j]]) > p.iou_threshold) {
+        active[j] = false;
+      }
+    }
+  }
+  return selected;
+}
+
+struct Detection {
+  int anchor;
+  int class_index;
+  float score;
+};
+
+void WriteDetections(OpContext& ctx, const Box* boxes, const std::vector<Detection>& detections, int rows_per_box) {
+  Tensor* out_boxes = ctx.output(0);
+  const int64_t slots = ctx.output(1)->num_elements();
+  std::fill_n(out_boxes->data_as<float>(), slots * 4, 0.0f);
+  std::fill_n(ctx.output(1)->data_as<float>(), slots, 0.0f);
+  std::fill_n(ctx.output(2)->data_as<float>(), slots, 0.0f);
+  for (size_t k = 0; k < detections.size() && static_cast<int64_t>(k) < slots; ++k) {
+    const Box& b = boxes[detections[k].anchor];
+    float* row = out_boxes->data_as<float>() + k * 4;
+    row[0] = b.ymin;
+    row[1] = b.xmin;
+    row[2] = b.ymax;
+    row[3] = b.xmax;
+    ctx.output(1)->data_as<float>()[k] = static_cast<float>(detections[k].class_index);
+    ctx.output(2)->data_as<float>()[k] = detections[k].score;
+  }
+  ctx.output(3)->data_as<float>()[0] = static_cast<float>(detections.size() / std::max(1, rows_per_box));
+}
+
+Status Eval(OpContext& ctx) {
+  const Params& p = *static_cast<Params*>(ctx.user_data());
+  Box* boxes = reinterpret_cast<Box*>(ctx.temporary(0)->data_as<float>());
+  ER_RETURN_IF_ERROR(Decode(ctx, p, boxes));
+  const Tensor* predictions = ctx.input(1);
+  const int num_boxes = predictions->dim(1), with_background = predictions->dim(2);
+  const int offset = with_background - p.num_classes;  // 1 when column 0 is the background
+  float* scores = ctx.temporary(1)->data_as<float>();
+  for (int64_t i = 0; i < predictions->num_elements(); ++i) {
+    scores[i] = predictions->type == TensorType::kFloat32
+                    ? predictions->data_as<float>()[i]
+                    : static_cast<float>(static_cast<double>(predictions->scale()) *
+                                         (predictions->data_as<uint8_t>()[i] - predictions->zero_point()));
+  }
+  std::vector<Detection> detections;
+  if (p.regular_nms) {
+    const int per_class = std::min(p.detections_per_class, p.max_detections);
+    if (per_class <= 0) return ctx.Error("detections_per_class and max_detections must be positive");
+    std::vector<float> class_scores(num_boxes);
+    for (int c = 0; c < p.num_classes; ++c) {
+      for (int b = 0; b < num_boxes; ++b) class_scores[b] = scores[int64_t{b} * with_background + c + offset];
+      for (int b : SingleClassNms(p, boxes, class_scores, per_class)) detections.push_back({b, c, class_scores[b]});
+      // Keep the best max_detections so far; earlier entries win ties (stable merge).
+      std::stable_sort(detections.begin(), detections.end(),
+                       [](const Detection& a, const Detection& b) { return a.score > b.score; });
+      if (static_cast<int>(detections.size()) > p.max_detections) detections.resize(p.max_detections);
+    }
+    WriteDetections(ctx, boxes, detections, 1);
+    return Status::Ok();
+  }
+  // Fast NMS: each anchor is ranked by its best class; the top classes of the kept anchors follow.
+  if (p.max_classes_per_detection <= 0) return ctx.Error("max_classes_per_detection must be positive");
+  const int per_anchor = std::min(p.max_classes_per_detection, p.num_classes);
+  std::vector<std::vector<int>> top_classes(num_boxes);
+  std::vector<float> best(num_boxes);
+  for (int b = 0; b < num_boxes; ++b) {
+    const float* row = scores + int64_t{b} * with_background + offset;
+    std::vector<int>& order = top_classes[b];
+    order.resize(p.num_classes);
+    std::iota(order.begin(), order.end(), 0);
+    if (per_anchor == 1) {
+      order[0] = static_cast<int>(std::max_element(row, row + p.num_classes) - row);  // first maximum
+    } else {
+      std::partial_sort(order.begin(), order.begin() + per_anchor, order.end(),
+                        [&](int x, int y) { return row[x] > row[y]; });
+    }
+    best[b] = row[order[0]];
+  }
+  int kept = 0;
+  for (int b : SingleClassNms(p, boxes, best, p.max_detections)) {
+    const float* row = scores + int64_t{b} * with_background + offset;
+    for (int k = 0; k < p.max_classes_per_detection; ++k) {
+      // Rows of a box beyond its available classes stay zero, as slots in TFLite's layout.
+      if (k < per_anchor) detections.push_back({b, top_classes[b][k], row[top_classes[b][k]]});
+      else detections.push_back({b, 0, 0.0f});
+    }
+    ++kept;
+  }
+  WriteDetections(ctx, boxes, detections, p.max_classes_per_detection);
+  ctx.output(3)->data_as<float>()[0] = static_cast<float>(kept);
+  return Status::Ok();
+}
+
+}  // namespace
+
+OpRegistration RegisterDetectionPostProcess() {
+  OpRegistration r;
+  r.name = "TFLite_Detection_PostProcess";
+  r.types = "float32, uint8 inputs; float32 outputs";
+  r.init = Init;
+  r.free = [](void* p) { delete static_cast<Params*>(p); };
+  r.prepare = Prepare;
+  r.eval = Eval;
+  return r;
+}
+
+}  // namespace edgerun::ops

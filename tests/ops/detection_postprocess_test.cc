@@ -1,0 +1,96 @@
+// TFLite_Detection_PostProcess: box decoding against anchors, fast and regular NMS.
+#include <gtest/gtest.h>
+
+#include "flatbuffers/flexbuffers.h"
+#include "test_util.h"
+
+namespace edgerun {
+namespace {
+
+using testing::GetOutput;
+using testing::SetInput;
+
+std::vector<uint8_t> Options(bool regular) {
+  flexbuffers::Builder fbb;
+  fbb.Map([&] {
+    fbb.Int("max_detections", 3);
+    fbb.Int("max_classes_per_detection", 1);
+    fbb.Int("detections_per_class", 3);
+    fbb.Bool("use_regular_nms", regular);
+    fbb.Float("nms_score_threshold", 0.0f);
+    fbb.Float("nms_iou_threshold", 0.5f);
+    fbb.Int("num_classes", 2);
+    fbb.Float("y_scale", 10.0f);
+    fbb.Float("x_scale", 10.0f);
+    fbb.Float("h_scale", 5.0f);
+    fbb.Float("w_scale", 5.0f);
+  });
+  fbb.Finish();
+  return fbb.GetBuffer();
+}
+
+// Three anchors (center y, x, h, w); zero encodings decode to the anchors themselves.
+// Box 1 overlaps box 0 (IoU 0.82), box 2 is apart.
+std::unique_ptr<Interpreter> Build(bool regular) {
+  ModelBuilder b;
+  const int enc = b.AddTensor("encodings", TensorType::kFloat32, {1, 3, 4});
+  const int cls = b.AddTensor("scores", TensorType::kFloat32, {1, 3, 3});
+  const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {3, 4},
+                                    std::vector<float>{0.5f, 0.5f, 0.2f, 0.2f, 0.51f, 0.51f, 0.2f, 0.2f, 0.1f, 0.1f,
+                                                       0.1f, 0.1f});
+  std::vector<int> outs;
+  for (const char* name : {"boxes", "classes", "scores_out", "count"}) {
+    outs.push_back(b.AddTensor(name, TensorType::kFloat32, {}));
+  }
+  b.AddCustomOp("TFLite_Detection_PostProcess", {enc, cls, anchors}, outs, Options(regular));
+  b.SetInputs({enc, cls});
+  b.SetOutputs(outs);
+  auto interpreter = testing::Build(b.Finish());
+  if (!interpreter) return nullptr;
+  SetInput<float>(*interpreter, 0, std::vector<float>(12, 0.0f));
+  // columns: background, class 0, class 1
+  SetInput<float>(*interpreter, 1, {0, 0.9f, 0.1f, 0, 0.8f, 0.3f, 0, 0.2f, 0.7f});
+  const Status st = interpreter->Invoke();
+  EXPECT_TRUE(st.ok()) << st.message();
+  return interpreter;
+}
+
+TEST(DetectionPostProcess, FastNmsKeepsTheBestClassPerAnchor) {
+  auto interpreter = Build(false);
+  ASSERT_TRUE(interpreter);
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, 3, 4}));
+  EXPECT_TRUE(testing::AllNear(GetOutput<float>(*interpreter, 0),
+                               {0.4f, 0.4f, 0.6f, 0.6f, 0.05f, 0.05f, 0.15f, 0.15f, 0, 0, 0, 0}, 1e-6f));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 1), (std::vector<float>{0, 1, 0}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 2), (std::vector<float>{0.9f, 0.7f, 0}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 3), (std::vector<float>{2}));
+}
+
+TEST(DetectionPostProcess, RegularNmsWorksPerClass) {
+  auto interpreter = Build(true);
+  ASSERT_TRUE(interpreter);
+  // class 0 keeps boxes 0 (0.9) and 2 (0.2); class 1 keeps 2 (0.7) and 1 (0.3): best three overall.
+  EXPECT_EQ(GetOutput<float>(*interpreter, 1), (std::vector<float>{0, 1, 1}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 2), (std::vector<float>{0.9f, 0.7f, 0.3f}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 3), (std::vector<float>{3}));
+  EXPECT_TRUE(testing::AllNear(GetOutput<float>(*interpreter, 0),
+                               {0.4f, 0.4f, 0.6f, 0.6f, 0.05f, 0.05f, 0.15f, 0.15f, 0.41f, 0.41f, 0.61f, 0.61f}, 1e-6f));
+}
+
+TEST(DetectionPostProcess, GarbageOptionsAreAPrepareError) {
+  ModelBuilder b;
+  const int enc = b.AddTensor("encodings", TensorType::kFloat32, {1, 3, 4});
+  const int cls = b.AddTensor("scores", TensorType::kFloat32, {1, 3, 3});
+  const int anchors = b.AddTensor("anchors", TensorType::kFloat32, {3, 4});
+  std::vector<int> outs;
+  for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("o" + std::to_string(i), TensorType::kFloat32, {}));
+  b.AddCustomOp("TFLite_Detection_PostProcess", {enc, cls, anchors}, outs, {1, 2, 3, 4, 5});
+  b.SetInputs({enc, cls, anchors});
+  b.SetOutputs(outs);
+  const Status st = testing::TryBuild(b.Finish());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("FlexBuffer"), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace edgerun

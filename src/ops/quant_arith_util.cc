@@ -48,6 +48,10 @@ Status QuantizeScale(const OpContext& ctx, double real_multiplier, int32_t* mult
     return ctx.Error("quantization scales give the rescaling factor ", real_multiplier,
                      "; expected a positive finite number");
   }
+  // The fixed-point multiply shifts left by `shift` bits within 32-bit values.
+  if (*shift > 31) {
+    return ctx.Error("quantization scales give the rescaling factor ", real_multiplier, ", too large (over 2^31)");
+  }
   return Status::Ok();
 }
 

@@ -20,7 +20,7 @@ int32_t TypeMax(TensorType type);
 Status CheckQuantized(const OpContext& ctx, const Tensor* t, const char* role);
 
 // TFLite's QuantizeMultiplier for a multiplier computed from scales; an error when it is not a
-// positive finite number.
+// positive finite number or is 2^31 or more.
 Status QuantizeScale(const OpContext& ctx, double real_multiplier, int32_t* multiplier, int* shift);
 
 }  // namespace edgerun::ops

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "quant/arith_helpers.h"
 #include "test_util.h"
 
 namespace edgerun {
@@ -337,6 +338,48 @@ TEST(Int16Arithmetic, UnquantizedInt16IsPlainIntegerMath) {
   SetInput<int16_t>(*interpreter, 1, {2, 3, 1});
   ASSERT_TRUE(interpreter->Invoke().ok());
   EXPECT_EQ(GetOutput<int16_t>(*interpreter, 0), (std::vector<int16_t>{3, -2, -32768}));  // wraps
+}
+
+// ---- integer helpers
+
+TEST(ArithHelpers, ReciprocalIsAccurate) {
+  for (int32_t x : {1, 2, 3, 7, 10, 255, 256, 1000, 65535, 123456789, 2147483647}) {
+    int bits_over_unit = 0;
+    const int32_t r = quant::GetReciprocal(x, 31, &bits_over_unit);
+    // r is 1 / x * 2^bits_over_unit in Q0.31.
+    const double got = std::ldexp(static_cast<double>(r), -31 - bits_over_unit);
+    EXPECT_NEAR(got * x, 1.0, 1e-8) << x;
+  }
+}
+
+TEST(ArithHelpers, ShiftsLog2AndInt16Multiply) {
+  EXPECT_EQ(quant::RoundingShiftRight(5, 0), 5);
+  EXPECT_EQ(quant::RoundingShiftRight(-5, -2), -20);
+  EXPECT_EQ(quant::RoundingShiftRight(1 << 30, -2), std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(quant::RoundingShiftRight(-6, 2), -2);  // -1.5 -> -2 (ties away from zero)
+  EXPECT_EQ(quant::RoundingShiftRight(std::numeric_limits<int32_t>::min(), 31), -1);
+  EXPECT_EQ(quant::RoundingShiftRight(std::numeric_limits<int32_t>::max(), 40), 0);
+  EXPECT_EQ(quant::CountLeadingSignBits(0), 31);
+  EXPECT_EQ(quant::CountLeadingSignBits(-1), 31);
+  EXPECT_EQ(quant::CountLeadingSignBits(1), 30);
+  EXPECT_EQ(quant::CountLeadingSignBits(std::numeric_limits<int32_t>::min()), 0);
+  int log2 = 0;
+  EXPECT_TRUE(quant::CheckedLog2(0.25f, &log2));
+  EXPECT_EQ(log2, -2);
+  EXPECT_FALSE(quant::CheckedLog2(0.3f, &log2));
+  // Q0.15: 0.5 * 0.5 = 0.25; -1 * -1 saturates to the largest value.
+  EXPECT_EQ(quant::SaturatingRoundingDoublingHighMul16(16384, 16384), 8192);
+  EXPECT_EQ(quant::SaturatingRoundingDoublingHighMul16(-32768, -32768), 32767);
+}
+
+TEST(QuantizedArithmetic, HugeRescalingFactorIsAnError) {
+  SingleOp op(tflite::BuiltinOperator_MUL);
+  op.Input(TensorType::kInt8, {2}, Q(1e10f, 0));
+  op.Input(TensorType::kInt8, {2}, Q(1e10f, 0));
+  op.Output(TensorType::kInt8, {}, Q(1e-10f, 0));
+  const Status st = op.TryBuild();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("too large"), std::string::npos) << st.message();
 }
 
 // ---- QUANTIZE between integer types

@@ -1,5 +1,7 @@
 #include "ops/binary_op.h"
 
+#include "quant/arith_helpers.h"
+
 namespace edgerun::ops {
 
 Status PrepareBinary(OpContext& ctx, std::initializer_list<TensorType> types, bool same_output_type) {
@@ -16,6 +18,93 @@ Status PrepareBinary(OpContext& ctx, std::initializer_list<TensorType> types, bo
                      " cannot be broadcast together");
   }
   return ctx.ResizeOutput(0, shape);
+}
+
+void AdoptInputType(OpContext& ctx) {
+  if (ctx.num_inputs() != 2 || ctx.num_outputs() != 1) return;
+  const Tensor* b = ctx.input(1);
+  Tensor* out = ctx.output(0);
+  if (b == nullptr || out == nullptr || out->is_constant() || out->is_variable) return;
+  out->type = b->type;
+}
+
+bool UsesQuantizedKernel(const OpContext& ctx) {
+  const Tensor* a = ctx.input(0);
+  if (a->type == TensorType::kUInt8 || a->type == TensorType::kInt8) return true;
+  return a->type == TensorType::kInt16 && !(a->quantization.empty() && ctx.output(0)->quantization.empty());
+}
+
+namespace {
+
+Status CheckAllQuantized(const OpContext& ctx) {
+  ER_RETURN_IF_ERROR(CheckQuantized(ctx, ctx.input(0), "input 0"));
+  ER_RETURN_IF_ERROR(CheckQuantized(ctx, ctx.input(1), "input 1"));
+  return CheckQuantized(ctx, ctx.output(0), "output");
+}
+
+// TFLite's power-of-two path applies when every scale is 2^k, zero points are 0, and only one
+// input needs a (right) shift to reach the output scale.
+bool PreparePotInt16(const OpContext& ctx, reference::QuantizedBinaryParams* q) {
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  const Tensor* out = ctx.output(0);
+  int log2_a, log2_b, log2_out;
+  if (!quant::CheckedLog2(a->scale(), &log2_a) || !quant::CheckedLog2(b->scale(), &log2_b) ||
+      !quant::CheckedLog2(out->scale(), &log2_out)) {
+    return false;
+  }
+  if (a->zero_point() != 0 || b->zero_point() != 0 || out->zero_point() != 0) return false;
+  const int shift_a = log2_a - log2_out, shift_b = log2_b - log2_out;
+  if ((shift_a != 0 && shift_b != 0) || shift_a > 0 || shift_b > 0) return false;
+  q->input1_shift = shift_a;
+  q->input2_shift = shift_b;
+  return true;
+}
+
+}  // namespace
+
+Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16) {
+  state.kind = BinaryKind::kPlain;
+  if (!UsesQuantizedKernel(ctx)) return Status::Ok();
+  ER_RETURN_IF_ERROR(CheckAllQuantized(ctx));
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  const Tensor* out = ctx.output(0);
+  reference::QuantizedBinaryParams& q = state.q;
+  QuantizedActivationRange(state.activation, out, &q.act_min, &q.act_max);
+  if (out->type == TensorType::kInt16 && pot_scale_int16 && PreparePotInt16(ctx, &q)) {
+    state.kind = BinaryKind::kPotInt16;
+    return Status::Ok();
+  }
+  // General scales (TFLite's 8-bit path, also used for int16 since ADD v3 / SUB v5): inputs are
+  // scaled to twice the larger input scale with `left_shift` bits of headroom.
+  state.kind = BinaryKind::kQuantized;
+  q.input1_offset = -a->zero_point();
+  q.input2_offset = -b->zero_point();
+  q.output_offset = out->zero_point();
+  q.left_shift = out->type == TensorType::kInt16 ? 15 : 20;
+  const double twice_max_input_scale = 2 * static_cast<double>(std::max(a->scale(), b->scale()));
+  ER_RETURN_IF_ERROR(QuantizeScale(ctx, a->scale() / twice_max_input_scale, &q.input1_multiplier, &q.input1_shift));
+  ER_RETURN_IF_ERROR(QuantizeScale(ctx, b->scale() / twice_max_input_scale, &q.input2_multiplier, &q.input2_shift));
+  const double real_output_multiplier =
+      twice_max_input_scale / (static_cast<double>(1 << q.left_shift) * static_cast<double>(out->scale()));
+  return QuantizeScale(ctx, real_output_multiplier, &q.output_multiplier, &q.output_shift);
+}
+
+Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide) {
+  ER_RETURN_IF_ERROR(CheckAllQuantized(ctx));
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  const Tensor* out = ctx.output(0);
+  reference::QuantizedBinaryParams& q = state.q;
+  q.input1_offset = -a->zero_point();
+  q.input2_offset = -b->zero_point();
+  q.output_offset = out->zero_point();
+  QuantizedActivationRange(state.activation, out, &q.act_min, &q.act_max);
+  // TFLite computes these in float, then widens: the same rounding keeps results bit-exact.
+  const float real_multiplier =
+      divide ? a->scale() / (b->scale() * out->scale()) : a->scale() * b->scale() / out->scale();
+  return QuantizeScale(ctx, real_multiplier, &q.output_multiplier, &q.output_shift);
 }
 
 }  // namespace edgerun::ops

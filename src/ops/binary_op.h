@@ -1,5 +1,6 @@
-// Shared machinery of the arithmetic binary ops (ADD, SUB, MUL, DIV, ...): broadcast shapes,
-// type checks, fused activation, and the float / integer element loops.
+// Shared machinery of the arithmetic binary ops (ADD, SUB, MUL, DIV): broadcast shapes, type
+// checks, fused activation, the float / plain-integer element loops and the quantized paths
+// (TFLite's integer kernels, see kernels/reference/integer_arithmetic.h).
 #pragma once
 
 #include <algorithm>
@@ -7,19 +8,24 @@
 #include <type_traits>
 
 #include "kernels/reference/broadcast.h"
+#include "kernels/reference/integer_arithmetic.h"
 #include "ops/op_util.h"
+#include "ops/quant_arith_util.h"
 
 namespace edgerun::ops {
 
+// How a node computes: on plain values, or on quantized values with one of TFLite's schemes.
+enum class BinaryKind {
+  kPlain,           // float32, int32, int64, unquantized int16
+  kQuantized,       // uint8 / int8 / int16 with general scales
+  kPotInt16,        // int16 ADD/SUB with power-of-two scales (TFLite's pot_scale_int16 path)
+  kInt16MulToInt8,  // MUL of two int16 Q0.15 tensors into an 8-bit output
+};
+
 struct BinaryOpState {
   Activation activation = Activation::kNone;
-  // Quantized paths fill these in prepare (see the op's own file).
-  int32_t left_shift = 0;
-  int32_t input1_multiplier = 0, input2_multiplier = 0, output_multiplier = 0;
-  int input1_shift = 0, input2_shift = 0, output_shift = 0;
-  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
-  int32_t act_min = 0, act_max = 0;
-  bool pot_int16 = false;
+  BinaryKind kind = BinaryKind::kPlain;
+  reference::QuantizedBinaryParams q;  // filled in prepare for the quantized kinds
 };
 
 // Checks the two inputs and the output, sizes the output to the broadcast shape.
@@ -28,7 +34,8 @@ Status PrepareBinary(OpContext& ctx, std::initializer_list<TensorType> types, bo
 // Parses the fused activation of an arithmetic op's options (null options = none) and checks
 // the inputs and output; the activation must be a clamp.
 template <class OptionsT>
-Status PrepareArithmetic(OpContext& ctx, BinaryOpState& state, std::initializer_list<TensorType> types) {
+Status PrepareArithmetic(OpContext& ctx, BinaryOpState& state, std::initializer_list<TensorType> types,
+                         bool same_output_type = true) {
   const OptionsT* options = Options<OptionsT>(ctx);
   ER_RETURN_IF_ERROR(ParseActivation(
       ctx, options ? options->fused_activation_function() : tflite::ActivationFunctionType_NONE,
@@ -36,8 +43,24 @@ Status PrepareArithmetic(OpContext& ctx, BinaryOpState& state, std::initializer_
   if (state.activation == Activation::kTanh || state.activation == Activation::kSignBit) {
     return ctx.Unsupported("fused activation TANH/SIGN_BIT is not defined for ", ctx.op_name());
   }
-  return PrepareBinary(ctx, types);
+  return PrepareBinary(ctx, types, same_output_type);
 }
+
+// ADD and SUB give their output the inputs' type, whatever the file declares (as TFLite does;
+// some converted quantized graphs declare float32 intermediates there).
+void AdoptInputType(OpContext& ctx);
+
+// True when the node works on quantized values: an 8-bit type, or int16 with quantization
+// parameters (unquantized int16 is plain integer arithmetic, as in TFLite).
+bool UsesQuantizedKernel(const OpContext& ctx);
+
+// ADD / SUB on quantized types: chooses TFLite's power-of-two int16 path (when
+// `pot_scale_int16` and every scale is a power of two with zero points 0) or the general one,
+// and computes the multipliers. Leaves plain types alone.
+Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16);
+// MUL / DIV on quantized types: offsets, the output multiplier (s_a * s_b / s_out, or
+// s_a / (s_b * s_out) when `divide`) and the activation range.
+Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide);
 
 // Integer clamp range of a fused activation (TFLite's CalculateActivationRange for ints).
 template <class T>
@@ -77,7 +100,30 @@ Status EvalArithmetic(OpContext& ctx, const BinaryOpState& state, Fn fn) {
     case TensorType::kFloat32: EvalBinaryArithmetic<float>(ctx, state.activation, fn); return Status::Ok();
     case TensorType::kInt32: EvalBinaryArithmetic<int32_t>(ctx, state.activation, fn); return Status::Ok();
     case TensorType::kInt64: EvalBinaryArithmetic<int64_t>(ctx, state.activation, fn); return Status::Ok();
+    case TensorType::kInt16: EvalBinaryArithmetic<int16_t>(ctx, state.activation, fn); return Status::Ok();
     default: return ctx.Unsupported("unsupported type ", TensorTypeName(ctx.input(0)->type));
+  }
+}
+
+// Quantized arithmetic on stored values: out = fn(a, b) with broadcasting, where fn returns the
+// clamped int32 result; In and Out are the input and output element types.
+template <class In, class Out, class Fn>
+void EvalQuantizedBinaryAs(OpContext& ctx, Fn fn) {
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  Tensor* out = ctx.output(0);
+  reference::BroadcastBinary(a->shape, a->data_as<In>(), b->shape, b->data_as<In>(), out->shape, out->data_as<Out>(),
+                             [&](In x, In y) { return static_cast<Out>(fn(int32_t{x}, int32_t{y})); });
+}
+
+// Same-type quantized arithmetic dispatched on the input type (uint8, int8, int16).
+template <class Fn>
+Status EvalQuantizedBinary(OpContext& ctx, Fn fn) {
+  switch (ctx.input(0)->type) {
+    case TensorType::kUInt8: EvalQuantizedBinaryAs<uint8_t, uint8_t>(ctx, fn); return Status::Ok();
+    case TensorType::kInt8: EvalQuantizedBinaryAs<int8_t, int8_t>(ctx, fn); return Status::Ok();
+    case TensorType::kInt16: EvalQuantizedBinaryAs<int16_t, int16_t>(ctx, fn); return Status::Ok();
+    default: return ctx.Unsupported("unsupported quantized type ", TensorTypeName(ctx.input(0)->type));
   }
 }
 
@@ -96,7 +142,9 @@ T WrapSub(T a, T b) {
 template <class T>
 T WrapMul(T a, T b) {
   using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  // Promote to at least unsigned int: uint16 * uint16 would otherwise become a signed int.
+  using W = std::common_type_t<U, unsigned int>;
+  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
 }
 
 }  // namespace edgerun::ops

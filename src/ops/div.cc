@@ -1,5 +1,6 @@
 // DIV: a / b with broadcasting and a fused activation. Integer division truncates toward zero
-// (C++ and TFLite); an integer division by zero is an error, not a crash.
+// (C++ and TFLite); an integer division by zero is an error, not a crash. Quantized uint8 / int8
+// divide through TFLite's fixed-point reciprocal; there a zero divisor saturates.
 #include "ops/binary_op.h"
 
 namespace edgerun::ops {
@@ -15,10 +16,20 @@ struct DivFn {
 };
 
 Status Prepare(OpContext& ctx, BinaryOpState& state) {
-  return PrepareArithmetic<tflite::DivOptions>(ctx, state, {TensorType::kFloat32, TensorType::kInt32});
+  ER_RETURN_IF_ERROR(PrepareArithmetic<tflite::DivOptions>(
+      ctx, state, {TensorType::kFloat32, TensorType::kInt32, TensorType::kUInt8, TensorType::kInt8}));
+  state.kind = BinaryKind::kPlain;
+  if (!UsesQuantizedKernel(ctx)) return Status::Ok();
+  ER_RETURN_IF_ERROR(PrepareQuantizedMulDiv(ctx, state, /*divide=*/true));
+  state.kind = BinaryKind::kQuantized;
+  return Status::Ok();
 }
 
 Status Eval(OpContext& ctx, BinaryOpState& state) {
+  if (state.kind == BinaryKind::kQuantized) {
+    const reference::QuantizedBinaryParams& q = state.q;
+    return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedDiv(a, b, q); });
+  }
   const Tensor* divisor = ctx.input(1);
   if (divisor->type == TensorType::kInt32) {
     for (int64_t i = 0; i < divisor->num_elements(); ++i) {
@@ -31,7 +42,8 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
 }  // namespace
 
 OpRegistration RegisterDiv() {
-  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_DIV, 2, "float32, int32", Prepare, Eval);
+  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_DIV, 2, "float32, int32, quantized uint8 / int8",
+                                             Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

@@ -1,32 +1,147 @@
 // MEAN over the axes given by the second input; keep_dims keeps reduced dims as 1.
+// float32 divides the float sum; int32 / int64 divide the (int64) sum, truncating. Quantized
+// uint8 / int8 / int16 follow TFLite bit for bit: for 4-D uint8 / int8 with keep_dims over axes
+// {1, 2} (global average pooling) its dedicated kernel (bias and multiplier derived in float),
+// otherwise the integer kernel that folds 1 / count into the multiplier. An empty input gives
+// NaN (float) or 0.
+#include <cmath>
+#include <cstring>
+
+#include "kernels/reference/reduce.h"
+#include "ops/quant_arith_util.h"
 #include "ops/reduce_util.h"
+#include "quant/arith_helpers.h"
 
 namespace edgerun::ops {
 namespace {
 
 Status Prepare(OpContext& ctx, ReduceState& state) {
-  ER_RETURN_IF_ERROR(PrepareReduce(ctx, state, {TensorType::kFloat32}));
-  return CheckSameType(ctx, ctx.input(0), ctx.output(0), "input and output");
+  ER_RETURN_IF_ERROR(PrepareReduce(ctx, state,
+                                   {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64, TensorType::kUInt8,
+                                    TensorType::kInt8, TensorType::kInt16}));
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.output(0);
+  if (!IsQuantizedIntType(input->type)) return Status::Ok();
+  ER_RETURN_IF_ERROR(CheckQuantized(ctx, input, "input"));
+  ER_RETURN_IF_ERROR(CheckQuantized(ctx, output, "output"));
+  return QuantizeScale(ctx, static_cast<double>(input->scale()) / static_cast<double>(output->scale()),
+                       &state.multiplier, &state.shift);
+}
+
+// Sums per output element in Acc (wrapping for integers), in input order.
+template <class T, class Acc>
+std::vector<Acc> Sums(const Tensor* input, const ReduceState& state, int64_t out_count) {
+  std::vector<Acc> sums(static_cast<size_t>(out_count), Acc{0});
+  const T* in = input->data_as<T>();
+  reference::ForEachReduce(input->shape, state.reduced, [&](int64_t o, int64_t i) {
+    if constexpr (std::is_integral_v<Acc>) {
+      using U = std::make_unsigned_t<Acc>;
+      sums[o] = static_cast<Acc>(static_cast<U>(sums[o]) + static_cast<U>(static_cast<Acc>(in[i])));
+    } else {
+      sums[o] += in[i];
+    }
+  });
+  return sums;
+}
+
+template <class T, class Acc>
+void MeanPlain(const Tensor* input, Tensor* output, const ReduceState& state) {
+  const int64_t n = output->num_elements();
+  const std::vector<Acc> sums = Sums<T, Acc>(input, state, n);
+  T* out = output->data_as<T>();
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(sums[i] / static_cast<Acc>(state.reduced_count));
+}
+
+// TFLite's global-average-pooling kernel: sum of stored values * (s_in / (count * s_out)) in
+// fixed point, plus a bias that carries both zero points, rounded in float.
+template <class T>
+void MeanSpatialQuantized(const Tensor* input, Tensor* output, const ReduceState& state) {
+  const int64_t n = output->num_elements();
+  const std::vector<int32_t> sums = Sums<T, int32_t>(input, state, n);
+  const float count = static_cast<float>(state.reduced_count);
+  float zero_point_shift = static_cast<float>(input->zero_point()) * input->scale() / output->scale();
+  zero_point_shift = zero_point_shift > 0 ? zero_point_shift + 0.5f : zero_point_shift - 0.5f;
+  const int32_t bias = output->zero_point() - static_cast<int32_t>(zero_point_shift);
+  const float real_scale = input->scale() / (count * output->scale());
+  int32_t multiplier = 0;
+  int shift = 0;
+  quant::QuantizeMultiplier(real_scale, &multiplier, &shift);
+  T* out = output->data_as<T>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = int64_t{quant::MultiplyByQuantizedMultiplier(sums[i], multiplier, shift)} + bias;
+    out[i] = quant::SaturateCast<T>(v);
+  }
+}
+
+// TFLite's general integer kernel: (sum - count * z_in) * (s_in / s_out) / count + z_out, with
+// 1 / count folded into the multiplier (losing a little precision for large counts, as TFLite).
+template <class T>
+void MeanQuantized(const Tensor* input, Tensor* output, const ReduceState& state) {
+  const int64_t n = output->num_elements();
+  const std::vector<int32_t> sums = Sums<T, int32_t>(input, state, n);
+  const int64_t count = state.reduced_count;
+  int shift = 63 - __builtin_clzll(static_cast<uint64_t>(count));  // floor(log2(count))
+  shift = std::min(shift, 32);
+  shift = std::max(0, std::min(shift, 31 + state.shift));
+  const int32_t multiplier = static_cast<int32_t>((static_cast<int64_t>(state.multiplier) << shift) / count);
+  const int output_shift = state.shift - shift;
+  T* out = output->data_as<T>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t centered = static_cast<int32_t>(sums[i] - int64_t{input->zero_point()} * count);
+    const int64_t v = int64_t{quant::MultiplyByQuantizedMultiplier(centered, multiplier, output_shift)} +
+                      output->zero_point();
+    out[i] = quant::SaturateCast<T>(v);
+  }
+}
+
+// TFLite runs its global-average-pooling kernel for 4-D uint8 / int8 with keep_dims over
+// exactly the axes {1, 2}.
+bool IsSpatialMean(const OpContext& ctx, const ReduceState& state) {
+  const auto* o = Options<tflite::ReducerOptions>(ctx);
+  const TensorType type = ctx.input(0)->type;
+  return (type == TensorType::kUInt8 || type == TensorType::kInt8) && o && o->keep_dims() &&
+         ctx.input(0)->rank() == 4 && state.axes.size() == 2 && state.reduced[1] && state.reduced[2];
+}
+
+template <class T>
+void MeanQuantizedDispatch(OpContext& ctx, const ReduceState& state) {
+  if (IsSpatialMean(ctx, state)) {
+    MeanSpatialQuantized<T>(ctx.input(0), ctx.output(0), state);
+  } else {
+    MeanQuantized<T>(ctx.input(0), ctx.output(0), state);
+  }
 }
 
 Status Eval(OpContext& ctx, ReduceState& state) {
   ER_RETURN_IF_ERROR(ResolveReduce(ctx, state));
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  float* out = output->data_as<float>();
-  const float* in = input->data_as<float>();
-  const int64_t n = output->num_elements();
-  for (int64_t i = 0; i < n; ++i) out[i] = 0.0f;
-  reference::ForEachReduce(input->shape, state.reduced, [&](int64_t o, int64_t i) { out[o] += in[i]; });
-  const float count = static_cast<float>(state.reduced_count);
-  for (int64_t i = 0; i < n; ++i) out[i] /= count;
+  if (input->num_elements() == 0) {
+    // No element to average: TFLite writes NaN, which is 0 for the integer types.
+    if (output->type == TensorType::kFloat32) {
+      std::fill_n(output->data_as<float>(), output->num_elements(), std::numeric_limits<float>::quiet_NaN());
+    } else if (output->bytes > 0) {
+      std::memset(output->data, 0, output->bytes);
+    }
+    return Status::Ok();
+  }
+  switch (input->type) {
+    case TensorType::kFloat32: MeanPlain<float, float>(input, output, state); break;
+    case TensorType::kInt32: MeanPlain<int32_t, int64_t>(input, output, state); break;
+    case TensorType::kInt64: MeanPlain<int64_t, int64_t>(input, output, state); break;
+    case TensorType::kUInt8: MeanQuantizedDispatch<uint8_t>(ctx, state); break;
+    case TensorType::kInt8: MeanQuantizedDispatch<int8_t>(ctx, state); break;
+    case TensorType::kInt16: MeanQuantized<int16_t>(input, output, state); break;
+    default: return ctx.Unsupported("unsupported type ", TensorTypeName(input->type));
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
 OpRegistration RegisterMean() {
-  return MakeBuiltinWithState<ReduceState>(tflite::BuiltinOperator_MEAN, 3, "float32", Prepare, Eval);
+  return MakeBuiltinWithState<ReduceState>(tflite::BuiltinOperator_MEAN, 3,
+                                           "float32, int32, int64, quantized uint8 / int8 / int16", Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

@@ -1,4 +1,6 @@
-// MUL: a * b with broadcasting and a fused activation.
+// MUL: a * b with broadcasting and a fused activation. Quantized uint8 / int8 / int16 rescale the
+// product of the centered values by s_a * s_b / s_out (TFLite's integer kernels); two int16
+// inputs may also give an int8 output (Q0.15 product / 256, as TFLite).
 #include "ops/binary_op.h"
 
 namespace edgerun::ops {
@@ -13,15 +15,55 @@ struct MulFn {
 };
 
 Status Prepare(OpContext& ctx, BinaryOpState& state) {
-  return PrepareArithmetic<tflite::MulOptions>(ctx, state, {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64});
+  ER_RETURN_IF_ERROR(PrepareArithmetic<tflite::MulOptions>(
+      ctx, state,
+      {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64, TensorType::kUInt8, TensorType::kInt8,
+       TensorType::kInt16},
+      /*same_output_type=*/false));
+  const Tensor* a = ctx.input(0);
+  const Tensor* out = ctx.output(0);
+  state.kind = BinaryKind::kPlain;
+  if (a->type == TensorType::kInt16 && out->type == TensorType::kInt8) {
+    ER_RETURN_IF_ERROR(PrepareQuantizedMulDiv(ctx, state, /*divide=*/false));
+    state.kind = BinaryKind::kInt16MulToInt8;
+    return Status::Ok();
+  }
+  if (a->type == TensorType::kInt16 && out->type == TensorType::kUInt8) {
+    return ctx.Unsupported("int16 x int16 -> uint8 MUL is not implemented (output ", Describe(out), ")");
+  }
+  ER_RETURN_IF_ERROR(CheckSameType(ctx, a, out, "input and output"));
+  if (!UsesQuantizedKernel(ctx)) return Status::Ok();
+  ER_RETURN_IF_ERROR(PrepareQuantizedMulDiv(ctx, state, /*divide=*/false));
+  // The product of two centered int16 values fits int32 only around zero points of 0.
+  if (a->type == TensorType::kInt16 && (state.q.input1_offset != 0 || state.q.input2_offset != 0 ||
+                                        state.q.output_offset != 0)) {
+    return ctx.Unsupported("int16 MUL needs zero points 0 (input ", Describe(a), ")");
+  }
+  state.kind = BinaryKind::kQuantized;
+  return Status::Ok();
 }
 
-Status Eval(OpContext& ctx, BinaryOpState& state) { return EvalArithmetic(ctx, state, MulFn{}); }
+Status Eval(OpContext& ctx, BinaryOpState& state) {
+  const reference::QuantizedBinaryParams& q = state.q;
+  switch (state.kind) {
+    case BinaryKind::kQuantized:
+      return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedMul(a, b, q); });
+    case BinaryKind::kInt16MulToInt8:
+      EvalQuantizedBinaryAs<int16_t, int8_t>(ctx, [&q](int32_t a, int32_t b) {
+        return reference::Int16MulToInt8(static_cast<int16_t>(a), static_cast<int16_t>(b), q);
+      });
+      return Status::Ok();
+    default: return EvalArithmetic(ctx, state, MulFn{});
+  }
+}
 
 }  // namespace
 
 OpRegistration RegisterMul() {
-  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_MUL, 7, "float32, int32, int64", Prepare, Eval);
+  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_MUL, 7,
+                                             "float32, int32, int64, int16, quantized uint8 / int8 / int16, "
+                                             "int16 x int16 -> int8",
+                                             Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

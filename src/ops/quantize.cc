@@ -1,28 +1,57 @@
 // QUANTIZE: float32 -> int8 / uint8 / int16 with q = round(x / scale) + zero_point (ties away
 // from zero, as TFLite's reference kernel), clamped to the type; per-tensor or per-channel.
+// Between integer types (uint8, int8, int16, int32) it requantizes as TFLite's Requantize:
+// (q - z_in) * (s_in / s_out) in fixed point, + z_out, saturated to the output type.
 #include <cmath>
 
-#include "ops/op_util.h"
+#include "kernels/reference/integer_arithmetic.h"
+#include "ops/quant_arith_util.h"
 
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx) {
+struct QuantizeState {
+  int32_t multiplier = 0;  // requantization only
+  int shift = 0;
+};
+
+Status PrepareRequantize(OpContext& ctx, QuantizeState& state) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.output(0);
+  if (input->quantization.per_channel() || output->quantization.per_channel()) {
+    return ctx.Unsupported("per-channel requantization (", Describe(input), " -> ", Describe(output), ")");
+  }
+  ER_RETURN_IF_ERROR(CheckQuantized(ctx, input, "input"));
+  ER_RETURN_IF_ERROR(CheckQuantized(ctx, output, "output"));
+  return QuantizeScale(ctx, static_cast<double>(input->scale()) / static_cast<double>(output->scale()),
+                       &state.multiplier, &state.shift);
+}
+
+Status Prepare(OpContext& ctx, QuantizeState& state) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input", {TensorType::kFloat32}));
-  ER_RETURN_IF_ERROR(CheckType(ctx, output, "output", {TensorType::kInt8, TensorType::kUInt8, TensorType::kInt16}));
-  if (output->quantization.empty()) return ctx.Error("output ", Describe(output), " has no quantization parameters");
-  for (float s : output->quantization.scale) {
-    if (!(s > 0) || !std::isfinite(s)) return ctx.Error("output scale ", s, " must be positive and finite");
-  }
-  if (output->quantization.per_channel()) {
-    const int axis = output->quantization.quantized_dimension;
-    if (axis < 0 || axis >= input->rank() ||
-        static_cast<size_t>(input->dim(axis)) != output->quantization.scale.size()) {
-      return ctx.Error("per-channel quantization of ", Describe(output), " does not match the input shape");
+  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input",
+                               {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16,
+                                TensorType::kInt32}));
+  if (input->type == TensorType::kFloat32) {
+    ER_RETURN_IF_ERROR(
+        CheckType(ctx, output, "output", {TensorType::kInt8, TensorType::kUInt8, TensorType::kInt16}));
+    if (output->quantization.empty()) return ctx.Error("output ", Describe(output), " has no quantization parameters");
+    for (float s : output->quantization.scale) {
+      if (!(s > 0) || !std::isfinite(s)) return ctx.Error("output scale ", s, " must be positive and finite");
     }
+    if (output->quantization.per_channel()) {
+      const int axis = output->quantization.quantized_dimension;
+      if (axis < 0 || axis >= input->rank() ||
+          static_cast<size_t>(input->dim(axis)) != output->quantization.scale.size()) {
+        return ctx.Error("per-channel quantization of ", Describe(output), " does not match the input shape");
+      }
+    }
+  } else {
+    ER_RETURN_IF_ERROR(CheckType(ctx, output, "output",
+                                 {TensorType::kInt8, TensorType::kUInt8, TensorType::kInt16, TensorType::kInt32}));
+    ER_RETURN_IF_ERROR(PrepareRequantize(ctx, state));
   }
   return ctx.ResizeOutput(0, input->shape);
 }
@@ -42,27 +71,66 @@ void QuantizeFloat(const Tensor* input, Tensor* output) {
   constexpr float lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   for (int64_t i = 0; i < n; ++i) {
     const int64_t c = q.per_channel() ? (i / inner) % channels : 0;
-    const float scaled = std::round(in[i] / q.scale[c]) + static_cast<float>(q.zero_point[c]);
+    // A per-channel tensor may list one zero point for all channels (TFLite reuses the first).
+    const size_t zp_index = c < static_cast<int64_t>(q.zero_point.size()) ? static_cast<size_t>(c) : 0;
+    const float zero_point = q.zero_point.empty() ? 0.0f : static_cast<float>(q.zero_point[zp_index]);
+    const float scaled = std::round(in[i] / q.scale[c]) + zero_point;
     // Clamping in float first keeps the conversion defined for huge values and NaN (-> lo).
     const float clamped = std::isnan(scaled) ? lo : std::min(std::max(scaled, lo), hi);
     out[i] = static_cast<T>(clamped);
   }
 }
 
-Status Eval(OpContext& ctx) {
+template <class In, class Out>
+void RequantizeAs(const QuantizeState& state, const Tensor* input, Tensor* output) {
+  const In* in = input->data_as<In>();
+  Out* out = output->data_as<Out>();
+  const int32_t lo = TypeMin(output->type), hi = TypeMax(output->type);
+  const int32_t input_zero_point = input->zero_point(), output_zero_point = output->zero_point();
+  const int64_t n = input->num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = static_cast<Out>(
+        reference::Requantize(in[i], input_zero_point, state.multiplier, state.shift, output_zero_point, lo, hi));
+  }
+}
+
+template <class In>
+void RequantizeFrom(const QuantizeState& state, const Tensor* input, Tensor* output) {
+  switch (output->type) {
+    case TensorType::kUInt8: RequantizeAs<In, uint8_t>(state, input, output); break;
+    case TensorType::kInt8: RequantizeAs<In, int8_t>(state, input, output); break;
+    case TensorType::kInt16: RequantizeAs<In, int16_t>(state, input, output); break;
+    default: RequantizeAs<In, int32_t>(state, input, output); break;
+  }
+}
+
+Status Eval(OpContext& ctx, QuantizeState& state) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  switch (output->type) {
-    case TensorType::kInt8: QuantizeFloat<int8_t>(input, output); break;
-    case TensorType::kUInt8: QuantizeFloat<uint8_t>(input, output); break;
-    case TensorType::kInt16: QuantizeFloat<int16_t>(input, output); break;
-    default: return ctx.Unsupported("unsupported output type");
+  switch (input->type) {
+    case TensorType::kFloat32:
+      switch (output->type) {
+        case TensorType::kInt8: QuantizeFloat<int8_t>(input, output); break;
+        case TensorType::kUInt8: QuantizeFloat<uint8_t>(input, output); break;
+        case TensorType::kInt16: QuantizeFloat<int16_t>(input, output); break;
+        default: return ctx.Unsupported("unsupported output type");
+      }
+      break;
+    case TensorType::kUInt8: RequantizeFrom<uint8_t>(state, input, output); break;
+    case TensorType::kInt8: RequantizeFrom<int8_t>(state, input, output); break;
+    case TensorType::kInt16: RequantizeFrom<int16_t>(state, input, output); break;
+    default: RequantizeFrom<int32_t>(state, input, output); break;
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-OpRegistration RegisterQuantize() { return MakeBuiltin(tflite::BuiltinOperator_QUANTIZE, 5, "float32 -> int8, uint8, int16", Prepare, Eval); }
+OpRegistration RegisterQuantize() {
+  return MakeBuiltinWithState<QuantizeState>(tflite::BuiltinOperator_QUANTIZE, 5,
+                                             "float32 -> int8, uint8, int16; requantize between uint8, int8, int16, "
+                                             "int32",
+                                             Prepare, Eval);
+}
 
 }  // namespace edgerun::ops

@@ -1,5 +1,7 @@
 #include "ops/reduce_util.h"
 
+#include <algorithm>
+
 namespace edgerun::ops {
 namespace {
 
@@ -9,10 +11,13 @@ Status ComputeAxes(OpContext& ctx, ReduceState& state, Shape* out_shape) {
   ER_RETURN_IF_ERROR(ReadInts(ctx, ctx.input(1), "axis", &axes));
   const int rank = input->rank();
   state.reduced.assign(rank, false);
-  for (int64_t a : axes) {
+  state.axes.clear();
+  // A scalar has nothing to reduce: TFLite ignores the axes then.
+  for (int64_t a : rank > 0 ? axes : std::vector<int64_t>{}) {
     int axis;
     ER_RETURN_IF_ERROR(NormalizeAxis(ctx, a, rank, &axis));
-    if (rank > 0) state.reduced[axis] = true;
+    if (!state.reduced[axis]) state.axes.push_back(axis);
+    state.reduced[axis] = true;
   }
   const auto* o = Options<tflite::ReducerOptions>(ctx);
   const bool keep_dims = o && o->keep_dims();
@@ -34,7 +39,13 @@ Status ComputeAxes(OpContext& ctx, ReduceState& state, Shape* out_shape) {
 Status PrepareReduce(OpContext& ctx, ReduceState& state, std::initializer_list<TensorType> types) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   ER_RETURN_IF_ERROR(CheckType(ctx, ctx.input(0), "input", types));
-  if (!ctx.input(1)->is_constant()) {
+  ER_RETURN_IF_ERROR(CheckSameType(ctx, ctx.input(0), ctx.output(0), "input and output"));
+  const Tensor* axis = ctx.input(1);
+  if (axis->type != TensorType::kInt32 && axis->type != TensorType::kInt64) {
+    return ctx.Error("axis ", Describe(axis), " must be int32 or int64");
+  }
+  if (axis->rank() > 1) return ctx.Error("axis ", Describe(axis), " must be a scalar or a vector");
+  if (!axis->is_constant()) {
     ctx.MarkDynamic(ctx.output(0));
     return Status::Ok();
   }
@@ -44,10 +55,23 @@ Status PrepareReduce(OpContext& ctx, ReduceState& state, std::initializer_list<T
 }
 
 Status ResolveReduce(OpContext& ctx, ReduceState& state) {
-  if (!ctx.output(0)->is_dynamic()) return Status::Ok();
   Shape shape;
   ER_RETURN_IF_ERROR(ComputeAxes(ctx, state, &shape));
+  if (!ctx.output(0)->is_dynamic()) return Status::Ok();
   return ctx.ResizeOutput(0, shape);
+}
+
+Status CheckSameQuantization(const OpContext& ctx) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.output(0);
+  if (input->type != TensorType::kUInt8 && input->type != TensorType::kInt8 && input->type != TensorType::kInt16) {
+    return Status::Ok();
+  }
+  if (input->scale() != output->scale() || input->zero_point() != output->zero_point()) {
+    return ctx.Error("input ", Describe(input), " and output ", Describe(output),
+                     " must have the same scale and zero point");
+  }
+  return Status::Ok();
 }
 
 }  // namespace edgerun::ops

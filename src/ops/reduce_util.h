@@ -1,5 +1,6 @@
-// Shared prepare of the reductions (MEAN, SUM, REDUCE_MAX, ...): axes from the second input,
-// keep_dims from ReducerOptions.
+// Shared prepare and eval of the reductions (MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD,
+// REDUCE_ANY, REDUCE_ALL): axes from the second input (negative and repeated axes allowed, an
+// empty list reduces nothing, a scalar input ignores them), keep_dims from ReducerOptions.
 #pragma once
 
 #include "kernels/reference/reduce.h"
@@ -9,12 +10,30 @@ namespace edgerun::ops {
 
 struct ReduceState {
   std::vector<bool> reduced;  // per input dimension
+  std::vector<int> axes;      // the reduced dimensions, without repeats, in the order given
   int64_t reduced_count = 1;  // input elements per output element
+  // Fixed-point rescaling of the quantized reductions (MEAN, SUM, REDUCE_PROD).
+  int32_t multiplier = 0;
+  int shift = 0;
 };
 
-// Checks inputs, sizes the output (or marks it dynamic when the axes are not constant).
+// Checks inputs, sizes the output (or marks it dynamic when the axes are not constant). The
+// output must have the input's type.
 Status PrepareReduce(OpContext& ctx, ReduceState& state, std::initializer_list<TensorType> types);
-// For dynamic outputs: computes the axes and sizes the output at eval time.
+// Computes the axes and, for dynamic outputs, sizes the output (call first in eval).
 Status ResolveReduce(OpContext& ctx, ReduceState& state);
+
+// For REDUCE_MAX / REDUCE_MIN on quantized types: input and output must share scale and zero point.
+Status CheckSameQuantization(const OpContext& ctx);
+
+// out[o] = the inputs of output o folded with `next` (the first one taken as is); outputs with no
+// input get `empty`.
+template <class T, class Next>
+void ReduceEach(OpContext& ctx, const ReduceState& state, T empty, Next next) {
+  const Tensor* input = ctx.input(0);
+  Tensor* output = ctx.output(0);
+  reference::ReduceFold(input->shape, state.reduced, input->data_as<T>(), output->data_as<T>(), output->num_elements(),
+                        empty, [](T x) { return x; }, next);
+}
 
 }  // namespace edgerun::ops

@@ -1,4 +1,5 @@
-// SUB: a - b with broadcasting and a fused activation.
+// SUB: a - b with broadcasting and a fused activation. Quantized uint8 / int8 / int16 follow
+// TFLite's integer kernels bit for bit (the same schemes as ADD).
 #include "ops/binary_op.h"
 
 namespace edgerun::ops {
@@ -13,15 +14,33 @@ struct SubFn {
 };
 
 Status Prepare(OpContext& ctx, BinaryOpState& state) {
-  return PrepareArithmetic<tflite::SubOptions>(ctx, state, {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64});
+  AdoptInputType(ctx);
+  ER_RETURN_IF_ERROR(PrepareArithmetic<tflite::SubOptions>(
+      ctx, state,
+      {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64, TensorType::kUInt8, TensorType::kInt8,
+       TensorType::kInt16}));
+  const auto* options = Options<tflite::SubOptions>(ctx);
+  // Without options TFLite's parameters are zeroed: general scales.
+  return PrepareQuantizedAddSub(ctx, state, options ? options->pot_scale_int16() : false);
 }
 
-Status Eval(OpContext& ctx, BinaryOpState& state) { return EvalArithmetic(ctx, state, SubFn{}); }
+Status Eval(OpContext& ctx, BinaryOpState& state) {
+  const reference::QuantizedBinaryParams& q = state.q;
+  switch (state.kind) {
+    case BinaryKind::kQuantized:
+      return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedAddSub(a, b, q, true); });
+    case BinaryKind::kPotInt16:
+      return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::PotInt16AddSub(a, b, q, true); });
+    default: return EvalArithmetic(ctx, state, SubFn{});
+  }
+}
 
 }  // namespace
 
 OpRegistration RegisterSub() {
-  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_SUB, 5, "float32, int32, int64", Prepare, Eval);
+  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_SUB, 5,
+                                             "float32, int32, int64, int16, quantized uint8 / int8 / int16", Prepare,
+                                             Eval);
 }
 
 }  // namespace edgerun::ops

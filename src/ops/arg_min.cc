@@ -1,0 +1,14 @@
+// ARG_MIN: index of the smallest element along one axis (from a 0-D or 1-D tensor); ties give
+// the smallest index. Output int32 or int64 as ArgMaxOptions / ArgMinOptions.output_type says.
+#include "ops/arg_min_max_util.h"
+
+namespace edgerun::ops {
+
+OpRegistration RegisterArgMin() {
+  return MakeBuiltin(
+      tflite::BuiltinOperator_ARG_MIN, 3, "float32, int32, int64, uint8, int8, int16, bool -> int32, int64",
+      [](OpContext& ctx) { return PrepareArgMinMax(ctx, /*is_max=*/false); },
+      [](OpContext& ctx) { return EvalArgMinMax(ctx, /*is_max=*/false); });
+}
+
+}  // namespace edgerun::ops

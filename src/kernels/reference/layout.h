@@ -63,13 +63,26 @@ inline void GatherPerDim(const Shape& in_shape, const std::vector<std::vector<in
   }
   const std::vector<int64_t> in_strides = Strides(in_shape);
   const size_t last = out_shape.size() - 1;
+  // The last dimension's map as runs of consecutive input positions, copied with one memcpy each
+  // (the unpadded middle of a MIRROR_PAD row, a whole row that REVERSE_V2 leaves in order).
+  struct Run {
+    size_t out, in, length;
+  };
+  std::vector<Run> runs;
   const std::vector<int32_t>& inner = map[last];
+  for (size_t k = 0; k < inner.size(); ++k) {
+    if (!runs.empty() && runs.back().in + runs.back().length == static_cast<size_t>(inner[k])) {
+      ++runs.back().length;
+    } else {
+      runs.push_back({k, static_cast<size_t>(inner[k]), 1});
+    }
+  }
   ForEachRow(out_shape, [&](int64_t r, const std::vector<int32_t>& index) {
     int64_t from = 0;
     for (size_t d = 0; d < last; ++d) from += map[d][index[d]] * in_strides[d];
     uint8_t* to = output + r * out_shape[last] * element;
-    for (size_t k = 0; k < inner.size(); ++k) {
-      std::memcpy(to + k * element, input + (from + inner[k]) * element, element);
+    for (const Run& run : runs) {
+      std::memcpy(to + run.out * element, input + (from + run.in) * element, run.length * element);
     }
   });
 }

@@ -462,6 +462,14 @@ TEST(Unique, FirstAppearanceOrder) {
   }
 }
 
+TEST(Unique, NonVectorInputFails) {
+  SingleOp op(tflite::BuiltinOperator_UNIQUE);
+  op.Input(TensorType::kInt32, {2, 2});
+  op.Output(TensorType::kInt32);
+  op.Output(TensorType::kInt32);
+  EXPECT_FALSE(op.TryBuild().ok());
+}
+
 TEST(Where, CoordinatesOfTrueElements) {
   SingleOp op(tflite::BuiltinOperator_WHERE);
   op.Input(TensorType::kFloat32, {2, 3});
@@ -523,6 +531,13 @@ TEST(TopkV2, RuntimeKAndIntegerTypes) {
   }
   SetInput<int32_t>(*interpreter, 1, {7});
   EXPECT_FALSE(interpreter->Invoke().ok());
+}
+
+TEST(Where, NonInt64OutputFails) {
+  SingleOp op(tflite::BuiltinOperator_WHERE);
+  op.Input(TensorType::kBool, {2});
+  op.Output(TensorType::kInt32);
+  EXPECT_FALSE(op.TryBuild().ok());
 }
 
 TEST(TopkV2, KLargerThanTheRowFailsAtPrepare) {

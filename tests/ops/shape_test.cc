@@ -353,6 +353,14 @@ TEST(Shape, FollowsAResizedInput) {
   EXPECT_EQ(GetOutput<int32_t>(*interpreter, 0), (std::vector<int32_t>{4, 2}));
 }
 
+TEST(Shape, OutTypeDifferentFromTheOutputFails) {
+  SingleOp op(tflite::BuiltinOperator_SHAPE);
+  op.Input(TensorType::kFloat32, {2});
+  op.Output(TensorType::kInt32);
+  op.Options(tflite::BuiltinOptions_ShapeOptions, ER_OPTIONS(tflite::CreateShapeOptions(fbb, tflite::TensorType_INT64)));
+  EXPECT_FALSE(op.TryBuild().ok());
+}
+
 TEST(Rank, ScalarOutput) {
   SingleOp op(tflite::BuiltinOperator_RANK);
   op.Input(TensorType::kFloat32, {1, 2, 3});
@@ -485,6 +493,17 @@ TEST(OneHot, LastAndFirstAxis) {
   }
 }
 
+TEST(OneHot, AxisOutOfRangeFails) {
+  SingleOp op(tflite::BuiltinOperator_ONE_HOT);
+  op.Input(TensorType::kInt32, {3});
+  op.Const<int32_t>(TensorType::kInt32, {}, {3});
+  op.Const<float>(TensorType::kFloat32, {}, {1});
+  op.Const<float>(TensorType::kFloat32, {}, {0});
+  op.Output(TensorType::kFloat32);
+  op.Options(tflite::BuiltinOptions_OneHotOptions, ER_OPTIONS(tflite::CreateOneHotOptions(fbb, 2)));
+  EXPECT_FALSE(op.TryBuild().ok());
+}
+
 TEST(OneHot, RuntimeDepthBoolOutput) {
   SingleOp op(tflite::BuiltinOperator_ONE_HOT);
   op.Const<int64_t>(TensorType::kInt64, {2}, {1, 0});
@@ -514,6 +533,13 @@ TEST(MatrixDiag, BatchOfDiagonals) {
   ASSERT_TRUE(interpreter->Invoke().ok());
   EXPECT_EQ(interpreter->output(0)->shape, (Shape{2, 2, 2}));
   EXPECT_EQ(GetOutput<int32_t>(*interpreter, 0), (std::vector<int32_t>{1, 0, 0, 2, 3, 0, 0, 4}));
+}
+
+TEST(MatrixDiag, ScalarInputFails) {
+  SingleOp op(tflite::BuiltinOperator_MATRIX_DIAG);
+  op.Input(TensorType::kFloat32, {});
+  op.Output(TensorType::kFloat32);
+  EXPECT_FALSE(op.TryBuild().ok());
 }
 
 TEST(MatrixSetDiag, NonSquare) {

@@ -54,7 +54,7 @@ Status Multiplier(const OpContext& ctx, double real, int32_t* multiplier, int* s
 // (as the reference runtimes of the conformance corpus do), which requantizes in float: scale =
 // input_scale * filter_scale / output_scale in float arithmetic, results rounded half to even, and
 // the activation bounds quantized the same way. XNNPACK refuses filters with a zero point
-// (int8), int4 filters and scales of 256 or more; TFLite's own fixed-point kernels run those.
+// (int8), int4 filters and scales of 256 or more (tiny ones, from all-zero channels, are fine); TFLite's own fixed-point kernels run those.
 void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const Tensor* bias, const Tensor* output,
                                 Activation activation, const QuantizedRules& rules, QuantizedOutput* q) {
   q->float_requantization = false;
@@ -67,7 +67,7 @@ void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const
   std::vector<float> scales(q->multiplier.size());
   for (size_t c = 0; c < scales.size(); ++c) {
     scales[c] = input->scale() * fq.scale[fq.per_channel() ? c : 0] / output->scale();
-    if (!(scales[c] >= 0x1.0p-32f && scales[c] < 256.0f)) return;
+    if (!(scales[c] < 256.0f)) return;
   }
   q->float_requantization = true;
   q->float_scale = std::move(scales);

@@ -50,6 +50,36 @@ TEST(QuantizedConv2D, HandComputedInt8PerChannel) {
   EXPECT_EQ(GetOutput<int8_t>(*interpreter, 0), (std::vector<int8_t>{2, 2, 2, 2, 4, 4, 4, 4}));
 }
 
+// The hand-computed case above with a third, all-zero filter of tiny scale (as converters write
+// for dead channels) and, optionally, the filter as a graph input instead of a constant.
+std::vector<int8_t> TiesCase(bool constant_filter) {
+  SingleOp op(tflite::BuiltinOperator_CONV_2D);
+  op.Input(TensorType::kInt8, {1, 2, 2, 1}, Quant(0.5f, -1));
+  const auto filter_q = PerChannel({0.5f, 0.25f, 1e-12f}, 0);
+  if (constant_filter) {
+    op.Const<int8_t>(TensorType::kInt8, {3, 1, 1, 1}, {2, 4, 0}, filter_q);
+  } else {
+    op.Input(TensorType::kInt8, {3, 1, 1, 1}, filter_q);
+  }
+  op.Const<int32_t>(TensorType::kInt32, {3}, {2, 4, 0}, PerChannel({0.25f, 0.125f, 5e-13f}, 0));
+  op.Output(TensorType::kInt8, {}, Quant(1.0f, 0));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions, ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
+  auto interpreter = op.Build();
+  EXPECT_TRUE(interpreter);
+  if (!interpreter) return {};
+  SetInput<int8_t>(*interpreter, 0, {1, 3, 5, 7});
+  if (!constant_filter) SetInput<int8_t>(*interpreter, 1, {2, 4, 0});
+  EXPECT_TRUE(interpreter->Invoke().ok());
+  return GetOutput<int8_t>(*interpreter, 0);
+}
+
+TEST(QuantizedConv2D, RequantizationFollowsTheKernelTfliteRuns) {
+  // Constant weights: XNNPACK's float requantization (ties to even), tiny scales included.
+  EXPECT_EQ(TiesCase(true), (std::vector<int8_t>{2, 2, 0, 2, 2, 0, 4, 4, 0, 4, 4, 0}));
+  // Weights computed at run time: TFLite's own fixed-point kernel (ties away from zero).
+  EXPECT_EQ(TiesCase(false), (std::vector<int8_t>{2, 2, 0, 3, 3, 0, 4, 4, 0, 5, 5, 0}));
+}
+
 // A quantized CONV_2D / DEPTHWISE_CONV_2D case for the random tests.
 struct ConvCase {
   int batch, in_h, in_w, in_c, out_c, k, stride, dilation, groups;

@@ -93,6 +93,8 @@ Status Prepare(OpContext& ctx, TransposeConvState& state) {
     QuantizedRules rules;
     rules.out_channels = out_c;
     rules.quantized_bias_type = o->quantized_bias_type();
+    // XNNPACK takes the op only when the output shape is known before running.
+    rules.xnnpack_for_8bit = output_shape->is_constant();
     ER_RETURN_IF_ERROR(PrepareQuantizedOutput(ctx, input, weights, bias, output, state.activation, rules, &state.q));
   }
   if (!output_shape->is_constant()) {

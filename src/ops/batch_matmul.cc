@@ -4,6 +4,7 @@
 // sums); int16 x int16 and int16 x int8 (-> int16, 64-bit sums); hybrid float32 x int8 rhs, each
 // lhs row quantized at run time (symmetric, or asymmetric with asymmetric_quantize_inputs).
 #include "kernels/reference/batch_matmul.h"
+
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {

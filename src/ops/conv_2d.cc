@@ -37,8 +37,12 @@ Status Prepare(OpContext& ctx, ConvState& state) {
       ER_RETURN_IF_ERROR(
           CheckType(ctx, filter, "filter", {TensorType::kFloat32, TensorType::kInt8, TensorType::kInt4}));
       break;
-    case TensorType::kUInt8: ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kUInt8})); break;
-    default: ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8, TensorType::kInt4})); break;
+    case TensorType::kUInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kUInt8}));
+      break;
+    default:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8, TensorType::kInt4}));
+      break;
   }
   ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, filter));
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 4, 4));
@@ -51,8 +55,8 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   }
   const int groups = in_c / f_c;
   if (out_c % groups != 0) return ctx.Error("output channels ", out_c, " are not divisible into ", groups, " groups");
-  const ConvGeometry geometry{o->padding(), o->stride_h(), o->stride_w(), o->dilation_h_factor(),
-                              o->dilation_w_factor(), o->fused_activation_function()};
+  const ConvGeometry geometry{o->padding(),           o->stride_h(),          o->stride_w(),
+                              o->dilation_h_factor(), o->dilation_w_factor(), o->fused_activation_function()};
   int out_h = 0, out_w = 0;
   ER_RETURN_IF_ERROR(PrepareConvGeometry(ctx, geometry, input, filter->dim(1), filter->dim(2), &state.params, &out_h,
                                          &out_w, &state.activation));

@@ -21,8 +21,8 @@ Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Te
   *out_h = ComputeOutSize(g.padding, input->dim(1), kh, g.stride_h, g.dilation_h);
   *out_w = ComputeOutSize(g.padding, input->dim(2), kw, g.stride_w, g.dilation_w);
   if (*out_h < 0 || *out_w < 0) {
-    return ctx.Error("window ", kh, "x", kw, " (dilation ", g.dilation_h, ",", g.dilation_w,
-                     ") does not fit input ", Describe(input));
+    return ctx.Error("window ", kh, "x", kw, " (dilation ", g.dilation_h, ",", g.dilation_w, ") does not fit input ",
+                     Describe(input));
   }
   const PaddingValues pad = ComputePadding(g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, input->dim(1),
                                            input->dim(2), kh, kw, *out_h, *out_w);
@@ -53,8 +53,9 @@ Status Multiplier(const OpContext& ctx, double real, int32_t* multiplier, int* s
 // TFLite hands 8-bit convolutions and fully connected layers with constant weights to XNNPACK
 // (as the reference runtimes of the conformance corpus do), which requantizes in float: scale =
 // input_scale * filter_scale / output_scale in float arithmetic, results rounded half to even, and
-// the activation bounds quantized the same way. XNNPACK refuses filters with a zero point
-// (int8), int4 filters and scales of 256 or more (tiny ones, from all-zero channels, are fine); TFLite's own fixed-point kernels run those.
+// the activation bounds quantized the same way. XNNPACK refuses int8 filters with a zero point,
+// int4 filters and scales of 256 or more (tiny ones, from all-zero channels, are fine); TFLite's
+// own fixed-point kernels run those.
 void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const Tensor* bias, const Tensor* output,
                                 Activation activation, const QuantizedRules& rules, QuantizedOutput* q) {
   q->float_requantization = false;
@@ -111,15 +112,15 @@ Status PrepareQuantizedOutput(const OpContext& ctx, const Tensor* input, const T
   }
   if (input->type == TensorType::kInt16) {
     if (input->zero_point() != 0 || output->zero_point() != 0) {
-      return ctx.Error("int16 input and output must have zero point 0 (", Describe(input), " has ",
-                       input->zero_point(), ", ", Describe(output), " has ", output->zero_point(), ")");
+      return ctx.Error("int16 input and output must have zero point 0 (", Describe(input), " has ", input->zero_point(),
+                       ", ", Describe(output), " has ", output->zero_point(), ")");
     }
   }
 
   // Bias: int32 (int64 also for 16-bit activations), zero point 0, one per output channel.
   const tflite::TensorType qbt = rules.quantized_bias_type;
-  if (qbt != tflite::TensorType_FLOAT32 && input->type == TensorType::kInt16 &&
-      qbt != tflite::TensorType_INT32 && qbt != tflite::TensorType_INT64) {
+  if (qbt != tflite::TensorType_FLOAT32 && input->type == TensorType::kInt16 && qbt != tflite::TensorType_INT32 &&
+      qbt != tflite::TensorType_INT64) {
     return ctx.Error("quantized_bias_type must be INT32 or INT64, is ", tflite::EnumNameTensorType(qbt));
   }
   if (bias) {
@@ -244,12 +245,18 @@ void QuantizeRows(const float* input, int64_t rows, int64_t row_size, bool asymm
 
 float ApplyFloatActivation(Activation act, float v) {
   switch (act) {
-    case Activation::kNone: return v;
-    case Activation::kRelu: return std::max(v, 0.0f);
-    case Activation::kReluN1To1: return std::min(std::max(v, -1.0f), 1.0f);
-    case Activation::kRelu6: return std::min(std::max(v, 0.0f), 6.0f);
-    case Activation::kTanh: return std::tanh(v);
-    case Activation::kSignBit: return std::signbit(v) ? 1.0f : 0.0f;
+    case Activation::kNone:
+      return v;
+    case Activation::kRelu:
+      return std::max(v, 0.0f);
+    case Activation::kReluN1To1:
+      return std::min(std::max(v, -1.0f), 1.0f);
+    case Activation::kRelu6:
+      return std::min(std::max(v, 0.0f), 6.0f);
+    case Activation::kTanh:
+      return std::tanh(v);
+    case Activation::kSignBit:
+      return std::signbit(v) ? 1.0f : 0.0f;
   }
   return v;
 }

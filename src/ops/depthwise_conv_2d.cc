@@ -31,11 +31,15 @@ Status Prepare(OpContext& ctx, DepthwiseState& state) {
     case TensorType::kFloat32:
       ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kFloat32, TensorType::kInt8}));
       break;
-    case TensorType::kUInt8: ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kUInt8})); break;
+    case TensorType::kUInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kUInt8}));
+      break;
     case TensorType::kInt8:
       ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8, TensorType::kInt4}));
       break;
-    default: ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8})); break;
+    default:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8}));
+      break;
   }
   ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, filter));
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 4, 4));
@@ -48,8 +52,8 @@ Status Prepare(OpContext& ctx, DepthwiseState& state) {
     return ctx.Error("filter channels (", out_c, ") must be a multiple of input channels (", in_c, ")");
   }
   state.depth_multiplier = out_c / in_c;
-  const ConvGeometry geometry{o->padding(), o->stride_h(), o->stride_w(), o->dilation_h_factor(),
-                              o->dilation_w_factor(), o->fused_activation_function()};
+  const ConvGeometry geometry{o->padding(),           o->stride_h(),          o->stride_w(),
+                              o->dilation_h_factor(), o->dilation_w_factor(), o->fused_activation_function()};
   int out_h = 0, out_w = 0;
   ER_RETURN_IF_ERROR(PrepareConvGeometry(ctx, geometry, input, filter->dim(1), filter->dim(2), &state.params, &out_h,
                                          &out_w, &state.activation));
@@ -86,8 +90,8 @@ void EvalQuantized(const DepthwiseState& s, const Tensor* input, const Tensor* f
   });
 }
 
-void EvalHybrid(OpContext& ctx, const DepthwiseState& s, const Tensor* input, const Tensor* filter,
-                const Tensor* bias, Tensor* output) {
+void EvalHybrid(OpContext& ctx, const DepthwiseState& s, const Tensor* input, const Tensor* filter, const Tensor* bias,
+                Tensor* output) {
   const HybridRows rows = GetHybridRows(ctx);
   const int batches = input->dim(0);
   const int64_t image = ImageSize(input->shape);

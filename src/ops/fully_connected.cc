@@ -55,8 +55,8 @@ Status Prepare(OpContext& ctx, FcState& state) {
   if (o && o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat_DEFAULT) {
     return ctx.Unsupported("the shuffled weights format is not supported");
   }
-  ER_RETURN_IF_ERROR(
-      ParseActivation(ctx, o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE, &state.activation));
+  ER_RETURN_IF_ERROR(ParseActivation(ctx, o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE,
+                                     &state.activation));
   const bool hybrid = input->type == TensorType::kFloat32 && weights->type != TensorType::kFloat32;
   // Only the hybrid kernel applies TANH and SIGN_BIT; the others clamp.
   if (!hybrid && (state.activation == Activation::kTanh || state.activation == Activation::kSignBit)) {
@@ -103,8 +103,8 @@ Status Prepare(OpContext& ctx, FcState& state) {
 }
 
 template <class Acc, class In, class Weight, class Out, class Bias>
-void EvalQuantized(const FcState& s, const Tensor* input, const Weight* weights, int depth, int units,
-                   const Bias* bias, Tensor* output) {
+void EvalQuantized(const FcState& s, const Tensor* input, const Weight* weights, int depth, int units, const Bias* bias,
+                   Tensor* output) {
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   const In* in = input->data_as<In>();
   Out* out = output->data_as<Out>();

@@ -6,6 +6,7 @@
 // int16 x int8 weights (int64 or int32 bias); hybrid float32 x int8 weights, the input quantized
 // per image (asymmetric) at run time.
 #include "kernels/reference/transpose_conv.h"
+
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -56,8 +57,12 @@ Status Prepare(OpContext& ctx, TransposeConvState& state) {
     case TensorType::kFloat32:
       ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kFloat32, TensorType::kInt8}));
       break;
-    case TensorType::kUInt8: ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kUInt8})); break;
-    default: ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kInt8})); break;
+    case TensorType::kUInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kUInt8}));
+      break;
+    default:
+      ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kInt8}));
+      break;
   }
   ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, weights));
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 4, 4));
@@ -136,8 +141,7 @@ void EvalHybrid(OpContext& ctx, const TransposeConvState& s, const reference::Co
       return std::min(std::max(v, p.act_min), p.act_max);
     };
     reference::IntegerTransposeConv<int32_t>(p, d, rows.quantized + b * image, -rows.zero_points[b],
-                                             weights->data_as<int8_t>(), 0, out + b * ImageSize(output->shape),
-                                             emit);
+                                             weights->data_as<int8_t>(), 0, out + b * ImageSize(output->shape), emit);
   }
 }
 

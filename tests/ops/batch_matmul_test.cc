@@ -46,9 +46,9 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {{}, {}, 3, 4, 2, false, false},          {{2}, {2}, 2, 3, 4, true, false},
-    {{2, 1}, {3}, 3, 2, 2, false, true},      {{1, 2, 1}, {2, 2, 3}, 2, 5, 3, true, true},
-    {{}, {2, 1, 2}, 4, 3, 1, false, false},   {{2, 1, 2}, {1, 2, 1}, 1, 2, 3, false, true},
+    {{}, {}, 3, 4, 2, false, false},        {{2}, {2}, 2, 3, 4, true, false},
+    {{2, 1}, {3}, 3, 2, 2, false, true},    {{1, 2, 1}, {2, 2, 3}, 2, 5, 3, true, true},
+    {{}, {2, 1, 2}, 4, 3, 1, false, false}, {{2, 1, 2}, {1, 2, 1}, 1, 2, 3, false, true},
 };
 
 // numpy broadcasting of two batch shapes; false when they do not broadcast.
@@ -166,8 +166,8 @@ void RunQuantized(const Case& c, TensorType lhs_type, TensorType rhs_type, int s
   std::vector<L> want;
   for (int64_t s : sums) {
     const double real = static_cast<double>(lhs_scale * rhs_scale) / out_scale;
-    want.push_back(static_cast<L>(Clamp(out_zp + Requantize(s, real, int16), std::numeric_limits<L>::min(),
-                                        std::numeric_limits<L>::max())));
+    want.push_back(static_cast<L>(
+        Clamp(out_zp + Requantize(s, real, int16), std::numeric_limits<L>::min(), std::numeric_limits<L>::max())));
   }
   EXPECT_EQ(GetOutput<L>(*interpreter, 0), want) << "seed " << seed;
 }
@@ -232,11 +232,21 @@ TEST(BatchMatMul, RejectsBadShapes) {
     return op.TryBuild();
   };
   EXPECT_TRUE(build({2, 3, 4}, {4, 5}).ok());
-  EXPECT_FALSE(build({2, 3, 4}, {3, 5}).ok());          // inner dimensions 4 and 3
-  EXPECT_TRUE(build({2, 3, 4}, {5, 4}, true).ok());     // adj_y: rhs is [n, k]
-  EXPECT_FALSE(build({2, 3, 4}, {3, 4, 5}).ok());       // batches 2 and 3 do not broadcast
-  EXPECT_FALSE(build({4}, {4, 5}).ok());                // rank 1
+  EXPECT_FALSE(build({2, 3, 4}, {3, 5}).ok());              // inner dimensions 4 and 3
+  EXPECT_TRUE(build({2, 3, 4}, {5, 4}, true).ok());         // adj_y: rhs is [n, k]
+  EXPECT_FALSE(build({2, 3, 4}, {3, 4, 5}).ok());           // batches 2 and 3 do not broadcast
+  EXPECT_FALSE(build({4}, {4, 5}).ok());                    // rank 1
   EXPECT_FALSE(build({1, 1, 1, 1, 1, 2, 4}, {4, 5}).ok());  // rank 7
+}
+
+TEST(BatchMatMul, PerChannelRhsOnlyForHybrid) {
+  SingleOp op(tflite::BuiltinOperator_BATCH_MATMUL);
+  op.Input(TensorType::kInt8, {2, 3}, testing::Quant(1.0f));
+  op.Const<int8_t>(TensorType::kInt8, {3, 2}, {1, 2, 3, 4, 5, 6}, testing::PerChannel({1.0f, 2.0f}, 1));
+  op.Output(TensorType::kInt8, {}, testing::Quant(1.0f));
+  const Status st = op.TryBuild();
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(st.unsupported()) << st.message();
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ TEST(QuantizedConv2D, HandComputedInt8PerChannel) {
   op.Const<int8_t>(TensorType::kInt8, {2, 1, 1, 1}, {2, 4}, PerChannel({0.5f, 0.25f}, 0));
   op.Const<int32_t>(TensorType::kInt32, {2}, {2, 4}, PerChannel({0.25f, 0.125f}, 0));
   op.Output(TensorType::kInt8, {}, Quant(1.0f, 0));
-  op.Options(tflite::BuiltinOptions_Conv2DOptions, ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions,
+             ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
   auto interpreter = op.Build();
   ASSERT_TRUE(interpreter);
   SetInput<int8_t>(*interpreter, 0, {1, 3, 5, 7});
@@ -63,7 +64,8 @@ std::vector<int8_t> TiesCase(bool constant_filter) {
   }
   op.Const<int32_t>(TensorType::kInt32, {3}, {2, 4, 0}, PerChannel({0.25f, 0.125f, 5e-13f}, 0));
   op.Output(TensorType::kInt8, {}, Quant(1.0f, 0));
-  op.Options(tflite::BuiltinOptions_Conv2DOptions, ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions,
+             ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
   auto interpreter = op.Build();
   EXPECT_TRUE(interpreter);
   if (!interpreter) return {};
@@ -106,15 +108,16 @@ void RunConvCase(const ConvCase& c, TensorType in_type, TensorType filter_type, 
 
   const auto input = RandomInts<In>(static_cast<size_t>(c.batch) * c.in_h * c.in_w * c.in_c, seed, qmin, qmax);
   const Shape filter_shape = depthwise ? Shape{1, c.k, c.k, c.out_c} : Shape{c.out_c, c.k, c.k, f_c};
-  const auto filter = uint8 ? RandomInts<uint8_t>(NumElements(filter_shape), seed + 1, 0, 255)
-                            : RandomInts<uint8_t>(0, 0, 0, 0);
+  const auto filter =
+      uint8 ? RandomInts<uint8_t>(NumElements(filter_shape), seed + 1, 0, 255) : RandomInts<uint8_t>(0, 0, 0, 0);
   const auto filter8 = RandomInts<int8_t>(NumElements(filter_shape), seed + 1, -127, 127);
   const auto bias = RandomInts<Bias>(c.out_c, seed + 2, -3000, 3000);
   auto filter_value = [&](int64_t i) { return uint8 ? int32_t{filter[i]} - filter_zp : int32_t{filter8[i]}; };
 
   SingleOp op(depthwise ? tflite::BuiltinOperator_DEPTHWISE_CONV_2D : tflite::BuiltinOperator_CONV_2D);
   op.Input(in_type, {c.batch, c.in_h, c.in_w, c.in_c}, Quant(in_scale, in_zp));
-  QuantizationParams fq = per_channel ? PerChannel(filter_scales, depthwise ? 3 : 0) : Quant(filter_scales[0], filter_zp);
+  QuantizationParams fq =
+      per_channel ? PerChannel(filter_scales, depthwise ? 3 : 0) : Quant(filter_scales[0], filter_zp);
   if (uint8) {
     op.Const(filter_type, filter_shape, filter, fq);
   } else {
@@ -131,8 +134,9 @@ void RunConvCase(const ConvCase& c, TensorType in_type, TensorType filter_type, 
                ER_OPTIONS(tflite::CreateDepthwiseConv2DOptions(fbb, padding, c.stride, c.stride, mult, c.act,
                                                                c.dilation, c.dilation)));
   } else {
-    op.Options(tflite::BuiltinOptions_Conv2DOptions,
-               ER_OPTIONS(tflite::CreateConv2DOptions(fbb, padding, c.stride, c.stride, c.act, c.dilation, c.dilation)));
+    op.Options(
+        tflite::BuiltinOptions_Conv2DOptions,
+        ER_OPTIONS(tflite::CreateConv2DOptions(fbb, padding, c.stride, c.stride, c.act, c.dilation, c.dilation)));
   }
   auto interpreter = op.Build();
   ASSERT_TRUE(interpreter);
@@ -165,8 +169,9 @@ void RunConvCase(const ConvCase& c, TensorType in_type, TensorType filter_type, 
               }
             }
           // 8-bit: XNNPACK's float requantization; 16-bit: TFLite's fixed-point one.
-          const int32_t scaled = int16 ? Requantize(acc, static_cast<double>(in_scale) * filter_scales[o] / out_scale, wide)
-                                       : testing::RequantizeFloat(acc, in_scale * filter_scales[o] / out_scale);
+          const int32_t scaled =
+              int16 ? Requantize(acc, static_cast<double>(in_scale) * filter_scales[o] / out_scale, wide)
+                    : testing::RequantizeFloat(acc, in_scale * filter_scales[o] / out_scale);
           want.push_back(static_cast<In>(Clamp(out_zp + scaled, lo, hi)));
         }
   EXPECT_EQ(GetOutput<In>(*interpreter, 0), want) << "seed " << seed;
@@ -229,7 +234,8 @@ TEST(QuantizedConv2D, Int4FilterIsUnpackedLowNibbleFirst) {
   op.Const<uint8_t>(TensorType::kInt4, {4, 1, 1, 1}, {0xE3, 0x87}, Quant(1.0f));
   op.Const<int32_t>(TensorType::kInt32, {4}, {0, 0, 0, 0}, Quant(1.0f));
   op.Output(TensorType::kInt8, {}, Quant(1.0f));
-  op.Options(tflite::BuiltinOptions_Conv2DOptions, ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions,
+             ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
   auto interpreter = op.Build();
   ASSERT_TRUE(interpreter);
   SetInput<int8_t>(*interpreter, 0, {5});
@@ -279,9 +285,11 @@ void RunFcCase(TensorType in_type, TensorType w_type, TensorType out_type, Tenso
   const float in_scale = 0.04f, out_scale = out_type == TensorType::kInt16 ? 0.001f : 0.2f;
   std::vector<float> w_scales(units);
   for (int u = 0; u < units; ++u) w_scales[u] = per_channel ? 0.02f + 0.004f * u : 0.021f;
-  const auto input = RandomInts<In>(batches * depth, seed, std::numeric_limits<In>::min(), std::numeric_limits<In>::max());
-  const auto weights = RandomInts<Weight>(units * depth, seed + 1, std::max<int64_t>(-127, std::numeric_limits<Weight>::min()),
-                                          std::numeric_limits<Weight>::max());
+  const auto input =
+      RandomInts<In>(batches * depth, seed, std::numeric_limits<In>::min(), std::numeric_limits<In>::max());
+  const auto weights =
+      RandomInts<Weight>(units * depth, seed + 1, std::max<int64_t>(-127, std::numeric_limits<Weight>::min()),
+                         std::numeric_limits<Weight>::max());
   const auto bias = RandomInts<Bias>(units, seed + 2, -2000, 2000);
   SingleOp op(tflite::BuiltinOperator_FULLY_CONNECTED);
   op.Input(in_type, {batches, depth}, Quant(in_scale, in_zp));
@@ -310,8 +318,8 @@ void RunFcCase(TensorType in_type, TensorType w_type, TensorType out_type, Tenso
       const bool xnnpack = !int16 && out_type == in_type && w_zp == 0;
       const double real = per_channel ? static_cast<double>(in_scale) * w_scales[u] / out_scale
                                       : static_cast<double>(in_scale * w_scales[0]) / out_scale;
-      const int32_t scaled = xnnpack ? testing::RequantizeFloat(acc, in_scale * w_scales[u] / out_scale)
-                                     : Requantize(acc, real, wide);
+      const int32_t scaled =
+          xnnpack ? testing::RequantizeFloat(acc, in_scale * w_scales[u] / out_scale) : Requantize(acc, real, wide);
       want.push_back(static_cast<Out>(Clamp(out_zp + scaled, lo, hi)));
     }
   EXPECT_EQ(GetOutput<Out>(*interpreter, 0), want) << "seed " << seed;
@@ -483,6 +491,45 @@ TEST(QuantizedFullyConnected, RejectsMismatchedTypes) {
   const Status st = op.TryBuild();
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(st.unsupported()) << st.message();
+}
+
+TEST(QuantizedFullyConnected, EmptyBatchAndBadScaleCounts) {
+  {
+    SingleOp op(tflite::BuiltinOperator_FULLY_CONNECTED);
+    op.Input(TensorType::kInt8, {0, 2}, testing::Quant(1.0f));
+    op.Const<int8_t>(TensorType::kInt8, {3, 2}, {1, 2, 3, 4, 5, 6}, testing::Quant(1.0f));
+    op.Output(TensorType::kInt8, {}, testing::Quant(1.0f));
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    EXPECT_EQ(interpreter->output(0)->shape, (Shape{0, 3}));
+  }
+  for (bool hybrid : {false, true}) {
+    // Two scales along the depth (dimension 1) of weights with three units.
+    SingleOp op(tflite::BuiltinOperator_FULLY_CONNECTED);
+    op.Input(hybrid ? TensorType::kFloat32 : TensorType::kInt8, {1, 2},
+             hybrid ? QuantizationParams{} : testing::Quant(1.0f));
+    op.Const<int8_t>(TensorType::kInt8, {3, 2}, {1, 2, 3, 4, 5, 6}, testing::PerChannel({1.0f, 2.0f}, 1));
+    op.Output(hybrid ? TensorType::kFloat32 : TensorType::kInt8, {},
+              hybrid ? QuantizationParams{} : testing::Quant(1.0f));
+    const Status st = op.TryBuild();
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("2 scales for 3 output channels"), std::string::npos) << st.message();
+  }
+}
+
+TEST(QuantizedConv2D, EmptyBatchRuns) {
+  SingleOp op(tflite::BuiltinOperator_CONV_2D);
+  op.Input(TensorType::kInt16, {0, 3, 3, 2}, testing::Quant(1.0f));
+  op.Const<int8_t>(TensorType::kInt8, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}, testing::Quant(1.0f));
+  op.Omitted();
+  op.Output(TensorType::kInt16, {}, testing::Quant(1.0f));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions,
+             ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1)));
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{0, 3, 3, 1}));
 }
 
 }  // namespace

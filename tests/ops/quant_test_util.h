@@ -57,9 +57,7 @@ inline int32_t RequantizeFloat(int64_t acc, float scale) {
   return static_cast<int32_t>(std::nearbyint(static_cast<float>(acc) * scale));
 }
 
-inline int32_t Clamp(int64_t v, int32_t lo, int32_t hi) {
-  return static_cast<int32_t>(std::clamp<int64_t>(v, lo, hi));
-}
+inline int32_t Clamp(int64_t v, int32_t lo, int32_t hi) { return static_cast<int32_t>(std::clamp<int64_t>(v, lo, hi)); }
 
 // Output size and leading padding of SAME/VALID, from the definition.
 inline void SameOrValid(bool same, int in, int k, int stride, int dilation, int* out, int* pad) {

@@ -84,7 +84,7 @@ std::vector<int64_t> ScatterSums(const Case& c, int out_h, int out_w, const std:
 }
 
 const Case kCases[] = {
-    {1, 2, 2, 1, 1, 3, 3, 2, 2, false}, {2, 3, 4, 3, 2, 3, 3, 2, 2, true}, {1, 4, 3, 2, 5, 2, 3, 1, 2, true},
+    {1, 2, 2, 1, 1, 3, 3, 2, 2, false}, {2, 3, 4, 3, 2, 3, 3, 2, 2, true},  {1, 4, 3, 2, 5, 2, 3, 1, 2, true},
     {1, 3, 3, 4, 3, 4, 4, 2, 2, true},  {1, 5, 2, 2, 2, 1, 1, 3, 1, false},
 };
 
@@ -160,7 +160,8 @@ void RunQuantized(const Case& c, TensorType type, TensorType bias_type, bool per
     const int32_t scaled =
         int16 ? Requantize(sums[i] + bias[o], static_cast<double>(in_scale) * scales[o] / out_scale, wide)
               : testing::RequantizeFloat(sums[i] + bias[o], in_scale * scales[o] / out_scale);
-    want.push_back(static_cast<T>(Clamp(out_zp + scaled, std::numeric_limits<T>::min(), std::numeric_limits<T>::max())));
+    want.push_back(
+        static_cast<T>(Clamp(out_zp + scaled, std::numeric_limits<T>::min(), std::numeric_limits<T>::max())));
   }
   EXPECT_EQ(GetOutput<T>(*interpreter, 0), want) << "seed " << seed;
 }
@@ -206,9 +207,9 @@ TEST(TransposeConv, HybridTracksFloat) {
                 // SAME, 6 outputs from 3 with stride 2 and a 3-wide filter: 1 padding in total, 0 before.
                 const int oy = iy * 2 + ky, ox = ix * 2 + kx;
                 if (oy >= out_h || ox >= out_w) continue;
-                want[((b * out_h + oy) * out_w + ox) * c.out_c + o] +=
-                    input[((b * 3 + iy) * 3 + ix) * c.in_c + i] * filter[((o * 3 + ky) * 3 + kx) * c.in_c + i] *
-                    scales[o];
+                want[((b * out_h + oy) * out_w + ox) * c.out_c + o] += input[((b * 3 + iy) * 3 + ix) * c.in_c + i] *
+                                                                       filter[((o * 3 + ky) * 3 + kx) * c.in_c + i] *
+                                                                       scales[o];
               }
   for (size_t i = 0; i < got.size(); ++i) {
     // At most 4 inputs x in_c channels reach an output, each off by half a step of 2/255.

@@ -10,8 +10,8 @@
 
 namespace edgerun::reference {
 
-inline void TransposeConv(const ConvParams& p, const ConvDims& d, int batches, const float* input,
-                          const float* filter, const float* bias, float* output) {
+inline void TransposeConv(const ConvParams& p, const ConvDims& d, int batches, const float* input, const float* filter,
+                          const float* bias, float* output) {
   for (int b = 0; b < batches; ++b) {
     const float* in_image = input + static_cast<int64_t>(b) * d.in_h * d.in_w * d.in_c;
     float* out_image = output + static_cast<int64_t>(b) * d.out_h * d.out_w * d.out_c;

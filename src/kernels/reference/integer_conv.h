@@ -119,8 +119,11 @@ void IntegerDepthwiseConv2D(const ConvParams& p, const ConvDims& d, int depth_mu
           if (ix < 0 || ix >= d.in_w) continue;
           const In* in = input + (static_cast<int64_t>(iy) * d.in_w + ix) * d.in_c;
           const Filter* f = filter + (static_cast<int64_t>(ky) * d.k_w + kx) * d.out_c;
-          for (int oc = 0; oc < d.out_c; ++oc) {
-            sums[oc] += static_cast<AccSum<Acc>>((f[oc] + filter_offset) * (in[oc / depth_multiplier] + input_offset));
+          for (int ic = 0, oc = 0; ic < d.in_c; ++ic) {
+            const int32_t x = in[ic] + input_offset;
+            for (int m = 0; m < depth_multiplier; ++m, ++oc) {
+              sums[oc] += static_cast<AccSum<Acc>>((f[oc] + filter_offset) * x);
+            }
           }
         }
       }

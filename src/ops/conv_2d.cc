@@ -1,5 +1,8 @@
 // CONV_2D: 2-D convolution, NHWC input, OHWI filter, optional bias, padding SAME/VALID,
 // strides, dilation, grouped filters (input channels a multiple of the filter's), fused activation.
+// Types: float32; uint8 (per-tensor, asymmetric weights); int8 x int8/int4 weights (per-tensor or
+// per-channel, int32 bias); int16 x int8/int4 weights (int32 or int64 bias); hybrid float32
+// input x int8/int4 weights, the input quantized per image at run time.
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -7,15 +10,41 @@ namespace {
 
 struct ConvState {
   reference::ConvParams params;
+  Activation activation = Activation::kNone;
+  QuantizedOutput q;
+  // Hybrid: filter scale per output channel; TFLite quantizes the input symmetrically when all
+  // the scales are equal and asymmetrically (its per-channel kernel) otherwise or when grouped.
+  std::vector<float> hybrid_scales;
+  bool hybrid_asymmetric = false;
+  std::vector<int8_t> unpacked_filter;  // int4 filters as int8
 };
+
+bool IsHybrid(const Tensor* input, const Tensor* filter) {
+  return input->type == TensorType::kFloat32 && filter->type != TensorType::kFloat32;
+}
 
 Status Prepare(OpContext& ctx, ConvState& state) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
   const Tensor* input = ctx.input(0);
   const Tensor* filter = ctx.input(1);
   const Tensor* bias = ctx.input(2);
-  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input", {TensorType::kFloat32}));
-  ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kFloat32}));
+  const Tensor* output = ctx.output(0);
+  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input",
+                               {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}));
+  ER_RETURN_IF_ERROR(CheckSameType(ctx, input, output, "input and output"));
+  switch (input->type) {
+    case TensorType::kFloat32:
+      ER_RETURN_IF_ERROR(
+          CheckType(ctx, filter, "filter", {TensorType::kFloat32, TensorType::kInt8, TensorType::kInt4}));
+      break;
+    case TensorType::kUInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kUInt8}));
+      break;
+    default:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8, TensorType::kInt4}));
+      break;
+  }
+  ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, filter));
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 4, 4));
   ER_RETURN_IF_ERROR(CheckRank(ctx, filter, "filter", 4, 4));
   const auto* o = Options<tflite::Conv2DOptions>(ctx);
@@ -26,17 +55,67 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   }
   const int groups = in_c / f_c;
   if (out_c % groups != 0) return ctx.Error("output channels ", out_c, " are not divisible into ", groups, " groups");
-  if (bias) {
-    ER_RETURN_IF_ERROR(CheckType(ctx, bias, "bias", {TensorType::kFloat32}));
-    if (bias->num_elements() != out_c) return ctx.Error("bias ", Describe(bias), " must have ", out_c, " elements");
-  }
-  const ConvGeometry geometry{o->padding(), o->stride_h(), o->stride_w(), o->dilation_h_factor(),
-                              o->dilation_w_factor(), o->fused_activation_function()};
+  const ConvGeometry geometry{o->padding(),           o->stride_h(),          o->stride_w(),
+                              o->dilation_h_factor(), o->dilation_w_factor(), o->fused_activation_function()};
   int out_h = 0, out_w = 0;
-  Activation act;
   ER_RETURN_IF_ERROR(PrepareConvGeometry(ctx, geometry, input, filter->dim(1), filter->dim(2), &state.params, &out_h,
-                                         &out_w, &act));
+                                         &out_w, &state.activation));
+  if (input->type == TensorType::kFloat32) {
+    if (bias) {
+      ER_RETURN_IF_ERROR(CheckType(ctx, bias, "bias", {TensorType::kFloat32}));
+      if (bias->num_elements() != out_c) return ctx.Error("bias ", Describe(bias), " must have ", out_c, " elements");
+    }
+    if (IsHybrid(input, filter)) {
+      ER_RETURN_IF_ERROR(PrepareHybridScales(ctx, filter, out_c, &state.hybrid_scales));
+      const auto& scales = state.hybrid_scales;
+      state.hybrid_asymmetric =
+          groups != 1 || std::any_of(scales.begin(), scales.end(), [&](float s) { return s != scales[0]; });
+      ER_RETURN_IF_ERROR(RequestHybridRows(ctx, input->num_elements(), input->dim(0)));
+    }
+  } else {
+    QuantizedRules rules;
+    rules.out_channels = out_c;
+    rules.quantized_bias_type = o->quantized_bias_type();
+    ER_RETURN_IF_ERROR(PrepareQuantizedOutput(ctx, input, filter, bias, output, state.activation, rules, &state.q));
+  }
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, out_c});
+}
+
+template <class Acc, class In, class Filter, class Out, class Bias>
+void EvalQuantized(const ConvState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
+                   const Bias* bias, Tensor* output) {
+  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  const In* in = input->data_as<In>();
+  Out* out = output->data_as<Out>();
+  WithRequantizer<Acc, Bias, Out>(s.q, bias, [&](const auto& emit) {
+    for (int b = 0; b < input->dim(0); ++b) {
+      reference::IntegerConv2D<Acc>(s.params, d, filter->dim(3), in + b * ImageSize(input->shape), s.q.input_offset,
+                                    filter_data, s.q.filter_offset, out + b * ImageSize(output->shape), emit);
+    }
+  });
+}
+
+void EvalHybrid(OpContext& ctx, const ConvState& s, const Tensor* input, const int8_t* filter_data,
+                const Tensor* filter, const Tensor* bias, Tensor* output) {
+  const HybridRows rows = GetHybridRows(ctx);
+  const int batches = input->dim(0);
+  const int64_t image = ImageSize(input->shape);
+  QuantizeRows(input->data_as<float>(), batches, image, s.hybrid_asymmetric, rows);
+  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  const float* bias_data = bias ? bias->data_as<float>() : nullptr;
+  float* out = output->data_as<float>();
+  for (int b = 0; b < batches; ++b) {
+    // TFLite folds a per-tensor filter scale into the row scale first.
+    const float row_scale = rows.scales[b] * (s.hybrid_asymmetric ? 1.0f : s.hybrid_scales[0]);
+    auto emit = [&](int c, uint32_t sum) {
+      const float channel_scale = s.hybrid_asymmetric ? s.hybrid_scales[c] * row_scale : row_scale;
+      float v = static_cast<float>(static_cast<int32_t>(sum)) * channel_scale;
+      if (bias_data) v += bias_data[c];
+      return std::min(std::max(v, s.params.act_min), s.params.act_max);
+    };
+    reference::IntegerConv2D<int32_t>(s.params, d, filter->dim(3), rows.quantized + b * image, -rows.zero_points[b],
+                                      filter_data, 0, out + b * ImageSize(output->shape), emit);
+  }
 }
 
 Status Eval(OpContext& ctx, ConvState& state) {
@@ -44,15 +123,38 @@ Status Eval(OpContext& ctx, ConvState& state) {
   const Tensor* filter = ctx.input(1);
   const Tensor* bias = ctx.input(2);
   Tensor* output = ctx.output(0);
-  reference::Conv2D(state.params, input->shape, input->data_as<float>(), filter->shape, filter->data_as<float>(),
-                    bias ? bias->data_as<float>() : nullptr, output->shape, output->data_as<float>());
+  if (input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32) {
+    reference::Conv2D(state.params, input->shape, input->data_as<float>(), filter->shape, filter->data_as<float>(),
+                      bias ? bias->data_as<float>() : nullptr, output->shape, output->data_as<float>());
+    return Status::Ok();
+  }
+  if (input->type == TensorType::kUInt8) {
+    EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(state, input, filter, filter->data_as<uint8_t>(),
+                                                      bias ? bias->data_as<int32_t>() : nullptr, output);
+    return Status::Ok();
+  }
+  const int8_t* filter_data = WeightsAsInt8(filter, &state.unpacked_filter);
+  if (input->type == TensorType::kFloat32) {
+    EvalHybrid(ctx, state, input, filter_data, filter, bias, output);
+  } else if (input->type == TensorType::kInt8) {
+    EvalQuantized<int32_t, int8_t, int8_t, int8_t>(state, input, filter, filter_data,
+                                                   bias ? bias->data_as<int32_t>() : nullptr, output);
+  } else if (state.q.wide) {
+    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(state, input, filter, filter_data,
+                                                     bias ? bias->data_as<int64_t>() : nullptr, output);
+  } else {
+    EvalQuantized<int32_t, int16_t, int8_t, int16_t>(state, input, filter, filter_data,
+                                                     bias ? bias->data_as<int32_t>() : nullptr, output);
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
 OpRegistration RegisterConv2D() {
-  return MakeBuiltinWithState<ConvState>(tflite::BuiltinOperator_CONV_2D, 8, "float32", Prepare, Eval);
+  return MakeBuiltinWithState<ConvState>(tflite::BuiltinOperator_CONV_2D, 8,
+                                         "float32, uint8, int8, int16 (int8/int4 weights), hybrid float32 x int8",
+                                         Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

@@ -1,7 +1,12 @@
-// Geometry shared by the convolution ops: output size and padding from the options.
+// Shared by the convolution and matrix ops: geometry from the options, and the quantization of
+// quantized (integer) and hybrid (float activations, int8 weights) kernels.
 #pragma once
 
+#include <type_traits>
+#include <vector>
+
 #include "kernels/reference/conv.h"
+#include "kernels/reference/integer_conv.h"
 #include "ops/op_util.h"
 
 namespace edgerun::ops {
@@ -16,5 +21,112 @@ struct ConvGeometry {
 // input with a kh x kw window, and fills params (strides, dilations, padding, clamp range).
 Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Tensor* input, int kh, int kw,
                            reference::ConvParams* params, int* out_h, int* out_w, Activation* activation);
+
+// ---- quantized kernels
+
+// What a quantized convolution / matrix op needs at run time, computed once in prepare (TFLite's
+// PopulateConvolutionQuantizationParams): one multiplier and shift per output channel (a
+// per-tensor filter scale is repeated), zero-point offsets and the clamp range.
+struct QuantizedOutput {
+  std::vector<int32_t> multiplier;
+  std::vector<int> shift;
+  int32_t input_offset = 0;   // -input zero point
+  int32_t filter_offset = 0;  // -filter zero point (legacy uint8 and per-tensor FULLY_CONNECTED)
+  int32_t output_offset = 0;  // output zero point
+  int32_t act_min = 0, act_max = 0;
+  bool wide = false;  // sums in int64 (16-bit activations with an int64 bias)
+  // 8-bit activations: TFLite hands these ops to XNNPACK, whose float requantization rounds
+  // differently from the fixed-point one; `float_scale` is its scale per output channel.
+  bool float_requantization = false;
+  std::vector<float> float_scale;
+
+  reference::Requantization requantization() const {
+    return {multiplier.data(), shift.data(), output_offset, act_min, act_max};
+  }
+};
+
+// Op-specific rules for PrepareQuantizedOutput.
+struct QuantizedRules {
+  int out_channels = 1;
+  // FULLY_CONNECTED and BATCH_MATMUL: a per-tensor multiplier is computed from the float product
+  // of the scales (GetQuantizedConvolutionMultipler) and the filter may have a zero point.
+  bool matrix_op = false;
+  // Accumulator of 16-bit activations when there is no bias and the options do not say.
+  bool wide_without_bias = true;
+  // The options' quantized_bias_type (FLOAT32 when unset).
+  tflite::TensorType quantized_bias_type = tflite::TensorType_FLOAT32;
+  // XNNPACK runs the op for 8-bit activations when it can (see QuantizedOutput).
+  bool xnnpack_for_8bit = true;
+};
+
+// Checks the quantization of input, filter, bias (may be null) and output of a uint8, int8 or int16
+// op as TFLite does and computes `q`. The caller has checked the element types.
+Status PrepareQuantizedOutput(const OpContext& ctx, const Tensor* input, const Tensor* filter, const Tensor* bias,
+                              const Tensor* output, Activation activation, const QuantizedRules& rules,
+                              QuantizedOutput* q);
+
+// Calls fn(emit) with the requantizer of `q` for a kernel summing in Acc with a Bias (may be null)
+// and writing Out: XNNPACK's float one when q.float_requantization, TFLite's fixed-point one else.
+template <class Acc, class Bias, class Out, class Fn>
+void WithRequantizer(const QuantizedOutput& q, const Bias* bias, Fn&& fn) {
+  if constexpr (std::is_same_v<Acc, int32_t>) {
+    if (q.float_requantization) {
+      fn(reference::FloatRequantizer<Bias, Out>{q.float_scale.data(), q.output_offset, q.act_min, q.act_max, bias});
+      return;
+    }
+  }
+  fn(reference::Requantizer<Acc, Bias, Out>{q.requantization(), bias});
+}
+
+// ---- weights
+
+// The values of an int8 or int4 weight tensor as int8: the data itself, or int4 values unpacked
+// into `storage` (TFLite unpacks int4 before running its int8 kernels).
+const int8_t* WeightsAsInt8(const Tensor* weights, std::vector<int8_t>* storage);
+
+// Weights the loader left compressed (sparse) cannot be read by the dense kernels.
+Status CheckDenseWeights(const OpContext& ctx, const Tensor* weights);
+
+// ---- hybrid kernels
+
+// Filter scales of a hybrid op, one per output channel (a per-tensor scale is repeated). `filter`
+// must be int8 (or int4) with a symmetric quantization.
+Status PrepareHybridScales(const OpContext& ctx, const Tensor* filter, int out_channels, std::vector<float>* scales);
+
+// Scratch of a hybrid op: the input quantized row by row, a scale and a zero point per row.
+// Requested in prepare (temporary slots 0..2), fetched in eval.
+struct HybridRows {
+  int8_t* quantized = nullptr;
+  float* scales = nullptr;
+  int32_t* zero_points = nullptr;
+};
+Status RequestHybridRows(OpContext& ctx, int64_t elements, int64_t rows);
+HybridRows GetHybridRows(const OpContext& ctx);
+// Quantizes `rows` rows of `row_size` floats each, symmetric (zero point 0) or asymmetric.
+void QuantizeRows(const float* input, int64_t rows, int64_t row_size, bool asymmetric, const HybridRows& out);
+
+// A float fused activation, including TANH and SIGN_BIT (hybrid FULLY_CONNECTED accepts all).
+float ApplyFloatActivation(Activation act, float v);
+
+}  // namespace edgerun::ops
+
+namespace edgerun::ops {
+
+// Sizes of one image of an NHWC input and output with a kh x kw window.
+inline reference::ConvDims ImageDims(const Shape& in, int kh, int kw, const Shape& out) {
+  reference::ConvDims d;
+  d.in_h = in[1];
+  d.in_w = in[2];
+  d.in_c = in[3];
+  d.k_h = kh;
+  d.k_w = kw;
+  d.out_h = out[1];
+  d.out_w = out[2];
+  d.out_c = out[3];
+  return d;
+}
+
+// Elements in one image (all dimensions but the first) of an NHWC shape.
+inline int64_t ImageSize(const Shape& s) { return static_cast<int64_t>(s[1]) * s[2] * s[3]; }
 
 }  // namespace edgerun::ops

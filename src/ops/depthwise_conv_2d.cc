@@ -1,6 +1,9 @@
 // DEPTHWISE_CONV_2D: per-channel 2-D convolution, NHWC input, [1,KH,KW,C*M] filter, optional
 // bias, padding SAME/VALID, strides, dilation, fused activation. The multiplier M comes from the
 // shapes (the depth_multiplier option is redundant and newer converters leave it wrong).
+// Types: float32; uint8 (per-tensor); int8 x int8/int4 weights (per-tensor or per-channel);
+// int16 x int8 weights (int64 or int32 bias); hybrid float32 x int8 weights, the input quantized
+// per image (asymmetric) at run time as TFLite's per-channel hybrid kernel does.
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -9,6 +12,10 @@ namespace {
 struct DepthwiseState {
   reference::ConvParams params;
   int depth_multiplier = 1;
+  Activation activation = Activation::kNone;
+  QuantizedOutput q;
+  std::vector<float> hybrid_scales;     // filter scale per output channel
+  std::vector<int8_t> unpacked_filter;  // int4 filters as int8
 };
 
 Status Prepare(OpContext& ctx, DepthwiseState& state) {
@@ -16,8 +23,25 @@ Status Prepare(OpContext& ctx, DepthwiseState& state) {
   const Tensor* input = ctx.input(0);
   const Tensor* filter = ctx.input(1);
   const Tensor* bias = ctx.input(2);
-  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input", {TensorType::kFloat32}));
-  ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kFloat32}));
+  const Tensor* output = ctx.output(0);
+  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input",
+                               {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}));
+  ER_RETURN_IF_ERROR(CheckSameType(ctx, input, output, "input and output"));
+  switch (input->type) {
+    case TensorType::kFloat32:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kFloat32, TensorType::kInt8}));
+      break;
+    case TensorType::kUInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kUInt8}));
+      break;
+    case TensorType::kInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8, TensorType::kInt4}));
+      break;
+    default:
+      ER_RETURN_IF_ERROR(CheckType(ctx, filter, "filter", {TensorType::kInt8}));
+      break;
+  }
+  ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, filter));
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 4, 4));
   ER_RETURN_IF_ERROR(CheckRank(ctx, filter, "filter", 4, 4));
   const auto* o = Options<tflite::DepthwiseConv2DOptions>(ctx);
@@ -28,17 +52,65 @@ Status Prepare(OpContext& ctx, DepthwiseState& state) {
     return ctx.Error("filter channels (", out_c, ") must be a multiple of input channels (", in_c, ")");
   }
   state.depth_multiplier = out_c / in_c;
-  if (bias) {
-    ER_RETURN_IF_ERROR(CheckType(ctx, bias, "bias", {TensorType::kFloat32}));
-    if (bias->num_elements() != out_c) return ctx.Error("bias ", Describe(bias), " must have ", out_c, " elements");
-  }
-  const ConvGeometry geometry{o->padding(), o->stride_h(), o->stride_w(), o->dilation_h_factor(),
-                              o->dilation_w_factor(), o->fused_activation_function()};
+  const ConvGeometry geometry{o->padding(),           o->stride_h(),          o->stride_w(),
+                              o->dilation_h_factor(), o->dilation_w_factor(), o->fused_activation_function()};
   int out_h = 0, out_w = 0;
-  Activation act;
   ER_RETURN_IF_ERROR(PrepareConvGeometry(ctx, geometry, input, filter->dim(1), filter->dim(2), &state.params, &out_h,
-                                         &out_w, &act));
+                                         &out_w, &state.activation));
+  if (input->type == TensorType::kFloat32) {
+    if (bias) {
+      ER_RETURN_IF_ERROR(CheckType(ctx, bias, "bias", {TensorType::kFloat32}));
+      if (bias->num_elements() != out_c) return ctx.Error("bias ", Describe(bias), " must have ", out_c, " elements");
+    }
+    if (filter->type == TensorType::kInt8) {
+      ER_RETURN_IF_ERROR(PrepareHybridScales(ctx, filter, out_c, &state.hybrid_scales));
+      ER_RETURN_IF_ERROR(RequestHybridRows(ctx, input->num_elements(), input->dim(0)));
+    }
+  } else {
+    QuantizedRules rules;
+    rules.out_channels = out_c;
+    ER_RETURN_IF_ERROR(PrepareQuantizedOutput(ctx, input, filter, bias, output, state.activation, rules, &state.q));
+  }
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, out_c});
+}
+
+template <class Acc, class In, class Filter, class Out, class Bias>
+void EvalQuantized(const DepthwiseState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
+                   const Bias* bias, Tensor* output) {
+  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  std::vector<reference::AccSum<Acc>> sums;
+  const In* in = input->data_as<In>();
+  Out* out = output->data_as<Out>();
+  WithRequantizer<Acc, Bias, Out>(s.q, bias, [&](const auto& emit) {
+    for (int b = 0; b < input->dim(0); ++b) {
+      reference::IntegerDepthwiseConv2D<Acc>(s.params, d, s.depth_multiplier, in + b * ImageSize(input->shape),
+                                             s.q.input_offset, filter_data, s.q.filter_offset,
+                                             out + b * ImageSize(output->shape), sums, emit);
+    }
+  });
+}
+
+void EvalHybrid(OpContext& ctx, const DepthwiseState& s, const Tensor* input, const Tensor* filter, const Tensor* bias,
+                Tensor* output) {
+  const HybridRows rows = GetHybridRows(ctx);
+  const int batches = input->dim(0);
+  const int64_t image = ImageSize(input->shape);
+  QuantizeRows(input->data_as<float>(), batches, image, /*asymmetric=*/true, rows);
+  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  const float* bias_data = bias ? bias->data_as<float>() : nullptr;
+  float* out = output->data_as<float>();
+  std::vector<uint32_t> sums;
+  for (int b = 0; b < batches; ++b) {
+    const float row_scale = rows.scales[b];
+    auto emit = [&](int c, uint32_t sum) {
+      float v = static_cast<float>(static_cast<int32_t>(sum)) * (s.hybrid_scales[c] * row_scale);
+      if (bias_data) v += bias_data[c];
+      return std::min(std::max(v, s.params.act_min), s.params.act_max);
+    };
+    reference::IntegerDepthwiseConv2D<int32_t>(s.params, d, s.depth_multiplier, rows.quantized + b * image,
+                                               -rows.zero_points[b], filter->data_as<int8_t>(), 0,
+                                               out + b * ImageSize(output->shape), sums, emit);
+  }
 }
 
 Status Eval(OpContext& ctx, DepthwiseState& state) {
@@ -46,16 +118,44 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
   const Tensor* filter = ctx.input(1);
   const Tensor* bias = ctx.input(2);
   Tensor* output = ctx.output(0);
-  reference::DepthwiseConv2D(state.params, state.depth_multiplier, input->shape, input->data_as<float>(),
-                             filter->shape, filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
-                             output->shape, output->data_as<float>());
+  switch (input->type) {
+    case TensorType::kFloat32:
+      if (filter->type == TensorType::kInt8) {
+        EvalHybrid(ctx, state, input, filter, bias, output);
+      } else {
+        reference::DepthwiseConv2D(state.params, state.depth_multiplier, input->shape, input->data_as<float>(),
+                                   filter->shape, filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
+                                   output->shape, output->data_as<float>());
+      }
+      break;
+    case TensorType::kUInt8:
+      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(state, input, filter, filter->data_as<uint8_t>(),
+                                                        bias ? bias->data_as<int32_t>() : nullptr, output);
+      break;
+    case TensorType::kInt8:
+      EvalQuantized<int32_t, int8_t, int8_t, int8_t>(state, input, filter,
+                                                     WeightsAsInt8(filter, &state.unpacked_filter),
+                                                     bias ? bias->data_as<int32_t>() : nullptr, output);
+      break;
+    default:
+      if (state.q.wide) {
+        EvalQuantized<int64_t, int16_t, int8_t, int16_t>(state, input, filter, filter->data_as<int8_t>(),
+                                                         bias ? bias->data_as<int64_t>() : nullptr, output);
+      } else {
+        EvalQuantized<int32_t, int16_t, int8_t, int16_t>(state, input, filter, filter->data_as<int8_t>(),
+                                                         bias ? bias->data_as<int32_t>() : nullptr, output);
+      }
+      break;
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
 OpRegistration RegisterDepthwiseConv2D() {
-  return MakeBuiltinWithState<DepthwiseState>(tflite::BuiltinOperator_DEPTHWISE_CONV_2D, 7, "float32", Prepare, Eval);
+  return MakeBuiltinWithState<DepthwiseState>(tflite::BuiltinOperator_DEPTHWISE_CONV_2D, 7,
+                                              "float32, uint8, int8, int16 (int8/int4 weights), hybrid float32 x int8",
+                                              Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

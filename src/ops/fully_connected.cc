@@ -1,34 +1,71 @@
 // FULLY_CONNECTED: output = input x weights^T + bias. Weights are [units, depth]; the input is
 // read as [batches, depth] with batches = elements / depth. keep_num_dims keeps the input's
 // leading dims instead of flattening them.
-#include "kernels/reference/conv.h"
-#include "ops/op_util.h"
+// Types: float32; uint8 (-> uint8 or int16 output); int8 x int8/int4 weights (per-tensor with
+// any weight zero point, or per-channel); int16 x int8/int4 weights (int32 or int64 bias);
+// int16 x int16 weights; hybrid float32 x int8/int4 weights, each input row quantized at run
+// time (symmetric, or asymmetric with asymmetric_quantize_inputs).
+#include "ops/conv_util.h"
 
 namespace edgerun::ops {
 namespace {
 
 struct FcState {
   float act_min = 0, act_max = 0;
+  Activation activation = Activation::kNone;
+  QuantizedOutput q;
+  std::vector<float> hybrid_scales;  // weight scale per unit
+  bool hybrid_per_channel = false;
+  bool asymmetric_inputs = false;
+  std::vector<int8_t> unpacked_weights;  // int4 weights as int8
 };
+
+// Element types of the weights and output that each input type runs with.
+Status CheckTypes(const OpContext& ctx, const Tensor* input, const Tensor* weights, const Tensor* output) {
+  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input",
+                               {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}));
+  switch (input->type) {
+    case TensorType::kFloat32:
+      ER_RETURN_IF_ERROR(
+          CheckType(ctx, weights, "weights", {TensorType::kFloat32, TensorType::kInt8, TensorType::kInt4}));
+      return CheckType(ctx, output, "output", {TensorType::kFloat32});
+    case TensorType::kUInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kUInt8}));
+      return CheckType(ctx, output, "output", {TensorType::kUInt8, TensorType::kInt16});
+    case TensorType::kInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kInt8, TensorType::kInt4}));
+      return CheckType(ctx, output, "output", {TensorType::kInt8});
+    default:
+      ER_RETURN_IF_ERROR(
+          CheckType(ctx, weights, "weights", {TensorType::kInt8, TensorType::kInt4, TensorType::kInt16}));
+      return CheckType(ctx, output, "output", {TensorType::kInt16});
+  }
+}
 
 Status Prepare(OpContext& ctx, FcState& state) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
   const Tensor* input = ctx.input(0);
   const Tensor* weights = ctx.input(1);
   const Tensor* bias = ctx.input(2);
-  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input", {TensorType::kFloat32}));
-  ER_RETURN_IF_ERROR(CheckType(ctx, weights, "weights", {TensorType::kFloat32}));
+  const Tensor* output = ctx.output(0);
+  ER_RETURN_IF_ERROR(CheckTypes(ctx, input, weights, output));
   ER_RETURN_IF_ERROR(CheckRank(ctx, weights, "weights", 2, 2));
+  ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, weights));
   const auto* o = Options<tflite::FullyConnectedOptions>(ctx);
   if (o && o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat_DEFAULT) {
-    return ctx.Error("shuffled weights format is not supported for float inputs");
+    return ctx.Unsupported("the shuffled weights format is not supported");
   }
-  Activation act;
-  ER_RETURN_IF_ERROR(ParseActivation(ctx, o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE, &act));
-  if (act == Activation::kTanh || act == Activation::kSignBit) return ctx.Unsupported("unsupported fused activation");
-  ActivationRange(act, &state.act_min, &state.act_max);
+  ER_RETURN_IF_ERROR(ParseActivation(ctx, o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE,
+                                     &state.activation));
+  const bool hybrid = input->type == TensorType::kFloat32 && weights->type != TensorType::kFloat32;
+  // Only the hybrid kernel applies TANH and SIGN_BIT; the others clamp.
+  if (!hybrid && (state.activation == Activation::kTanh || state.activation == Activation::kSignBit)) {
+    return ctx.Unsupported("fused activation TANH/SIGN_BIT is not supported by ", ctx.op_name(), " with ",
+                           TensorTypeName(input->type), " weights");
+  }
+  ActivationRange(state.activation, &state.act_min, &state.act_max);
   const int units = weights->dim(0), depth = weights->dim(1);
-  if (bias) {
+  if (input->type == TensorType::kFloat32 && bias) {
     ER_RETURN_IF_ERROR(CheckType(ctx, bias, "bias", {TensorType::kFloat32}));
     if (bias->num_elements() != units) return ctx.Error("bias ", Describe(bias), " must have ", units, " elements");
   }
@@ -36,6 +73,23 @@ Status Prepare(OpContext& ctx, FcState& state) {
   if (depth == 0 ? elements != 0 : elements % depth != 0) {
     return ctx.Error("input ", Describe(input), " does not divide into rows of ", depth, " (weights ",
                      Describe(weights), ")");
+  }
+  const int64_t batches = depth == 0 ? 0 : elements / depth;
+  if (batches > std::numeric_limits<int32_t>::max()) return ctx.Error("input ", Describe(input), " has too many rows");
+  if (hybrid) {
+    ER_RETURN_IF_ERROR(PrepareHybridScales(ctx, weights, units, &state.hybrid_scales));
+    state.hybrid_per_channel = weights->quantization.per_channel();
+    state.asymmetric_inputs = o && o->asymmetric_quantize_inputs();
+    ER_RETURN_IF_ERROR(RequestHybridRows(ctx, elements, batches));
+  } else if (input->type != TensorType::kFloat32) {
+    QuantizedRules rules;
+    rules.out_channels = units;
+    rules.matrix_op = true;
+    rules.wide_without_bias = false;
+    rules.quantized_bias_type = o ? o->quantized_bias_type() : tflite::TensorType_FLOAT32;
+    ER_RETURN_IF_ERROR(PrepareQuantizedOutput(ctx, input, weights, bias, output, state.activation, rules, &state.q));
+    // 16-bit weights always sum in int64.
+    if (weights->type == TensorType::kInt16) state.q.wide = true;
   }
   if (o && o->keep_num_dims()) {
     if (input->rank() == 0 || input->shape.back() != depth) {
@@ -45,8 +99,43 @@ Status Prepare(OpContext& ctx, FcState& state) {
     shape.back() = units;
     return ctx.ResizeOutput(0, shape);
   }
-  const int64_t batches = depth == 0 ? 0 : elements / depth;
   return ctx.ResizeOutput(0, {static_cast<int32_t>(batches), units});
+}
+
+template <class Acc, class In, class Weight, class Out, class Bias>
+void EvalQuantized(const FcState& s, const Tensor* input, const Weight* weights, int depth, int units, const Bias* bias,
+                   Tensor* output) {
+  const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
+  const In* in = input->data_as<In>();
+  Out* out = output->data_as<Out>();
+  WithRequantizer<Acc, Bias, Out>(s.q, bias, [&](const auto& emit) {
+    for (int64_t b = 0; b < batches; ++b) {
+      reference::IntegerMatVec<Acc>(in + b * depth, s.q.input_offset, weights, s.q.filter_offset, depth, units,
+                                    out + b * units, emit);
+    }
+  });
+}
+
+void EvalHybrid(OpContext& ctx, const FcState& s, const Tensor* input, const int8_t* weights, int depth, int units,
+                const Tensor* bias, Tensor* output) {
+  const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
+  const HybridRows rows = GetHybridRows(ctx);
+  QuantizeRows(input->data_as<float>(), batches, depth, s.asymmetric_inputs, rows);
+  const bool per_channel = s.hybrid_per_channel;
+  const float* bias_data = bias ? bias->data_as<float>() : nullptr;
+  float* out = output->data_as<float>();
+  for (int64_t b = 0; b < batches; ++b) {
+    // As TFLite: a per-tensor weight scale is folded into the row scale, a per-channel one is
+    // multiplied in per unit; the product is added to the bias.
+    const float row_scale = rows.scales[b] * (per_channel ? 1.0f : s.hybrid_scales[0]);
+    auto emit = [&](int u, uint32_t sum) {
+      const float scale = per_channel ? row_scale * s.hybrid_scales[u] : row_scale;
+      const float v = (bias_data ? bias_data[u] : 0.0f) + static_cast<float>(static_cast<int32_t>(sum)) * scale;
+      return ApplyFloatActivation(s.activation, v);
+    };
+    reference::IntegerMatVec<int32_t>(rows.quantized + b * depth, -rows.zero_points[b], weights, 0, depth, units,
+                                      out + b * units, emit);
+  }
 }
 
 Status Eval(OpContext& ctx, FcState& state) {
@@ -56,16 +145,56 @@ Status Eval(OpContext& ctx, FcState& state) {
   Tensor* output = ctx.output(0);
   const int units = weights->dim(0), depth = weights->dim(1);
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
-  reference::FullyConnected(state.act_min, state.act_max, batches, depth, units, input->data_as<float>(),
-                            weights->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
-                            output->data_as<float>());
+  if (input->type == TensorType::kFloat32 && weights->type == TensorType::kFloat32) {
+    reference::FullyConnected(state.act_min, state.act_max, batches, depth, units, input->data_as<float>(),
+                              weights->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
+                              output->data_as<float>());
+    return Status::Ok();
+  }
+  if (input->type == TensorType::kUInt8) {
+    const int32_t* bias_data = bias ? bias->data_as<int32_t>() : nullptr;
+    if (output->type == TensorType::kUInt8) {
+      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(state, input, weights->data_as<uint8_t>(), depth, units,
+                                                        bias_data, output);
+    } else {
+      EvalQuantized<int32_t, uint8_t, uint8_t, int16_t>(state, input, weights->data_as<uint8_t>(), depth, units,
+                                                        bias_data, output);
+    }
+    return Status::Ok();
+  }
+  if (weights->type == TensorType::kInt16) {
+    if (bias && bias->type == TensorType::kInt32) {
+      EvalQuantized<int64_t, int16_t, int16_t, int16_t>(state, input, weights->data_as<int16_t>(), depth, units,
+                                                        bias->data_as<int32_t>(), output);
+    } else {
+      EvalQuantized<int64_t, int16_t, int16_t, int16_t>(state, input, weights->data_as<int16_t>(), depth, units,
+                                                        bias ? bias->data_as<int64_t>() : nullptr, output);
+    }
+    return Status::Ok();
+  }
+  const int8_t* weight_data = WeightsAsInt8(weights, &state.unpacked_weights);
+  if (input->type == TensorType::kFloat32) {
+    EvalHybrid(ctx, state, input, weight_data, depth, units, bias, output);
+  } else if (input->type == TensorType::kInt8) {
+    EvalQuantized<int32_t, int8_t, int8_t, int8_t>(state, input, weight_data, depth, units,
+                                                   bias ? bias->data_as<int32_t>() : nullptr, output);
+  } else if (state.q.wide) {
+    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(state, input, weight_data, depth, units,
+                                                     bias ? bias->data_as<int64_t>() : nullptr, output);
+  } else {
+    EvalQuantized<int32_t, int16_t, int8_t, int16_t>(state, input, weight_data, depth, units,
+                                                     bias ? bias->data_as<int32_t>() : nullptr, output);
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
 OpRegistration RegisterFullyConnected() {
-  return MakeBuiltinWithState<FcState>(tflite::BuiltinOperator_FULLY_CONNECTED, 14, "float32", Prepare, Eval);
+  return MakeBuiltinWithState<FcState>(
+      tflite::BuiltinOperator_FULLY_CONNECTED, 14,
+      "float32, uint8 (-> uint8/int16), int8, int16 (int8/int4/int16 weights), hybrid float32 x int8/int4", Prepare,
+      Eval);
 }
 
 }  // namespace edgerun::ops

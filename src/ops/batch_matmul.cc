@@ -1,0 +1,232 @@
+// BATCH_MATMUL: out[..., m, n] = sum_k lhs[..., m, k] * rhs[..., k, n], with adj_x / adj_y
+// transposing the last two dimensions of lhs / rhs first. Ranks 2 to 5; the batch dimensions
+// broadcast (numpy rules). No fused activation. Types: float32; int8 (-> int8, or int32 raw
+// sums); int16 x int16 and int16 x int8 (-> int16, 64-bit sums); hybrid float32 x int8 rhs, each
+// lhs row quantized at run time (symmetric, or asymmetric with asymmetric_quantize_inputs).
+#include "kernels/reference/batch_matmul.h"
+
+#include "ops/conv_util.h"
+
+namespace edgerun::ops {
+namespace {
+
+constexpr int kLhsTransposedSlot = 3;  // slots 0..2 hold the hybrid scratch
+constexpr int kRhsTransposedSlot = 4;
+
+struct BatchMatMulState {
+  bool adj_x = false, adj_y = false;
+  int m = 0, n = 0, k = 0;
+  int64_t lhs_batches = 0, rhs_batches = 0;
+  std::vector<int64_t> lhs_index, rhs_index;  // per output batch, the lhs / rhs batch it reads
+  QuantizedOutput q;
+  std::vector<float> hybrid_scales;  // rhs scale per output column
+  bool hybrid_per_channel = false;
+  bool asymmetric_inputs = false;
+};
+
+Status CheckTypes(const OpContext& ctx, const Tensor* lhs, const Tensor* rhs, const Tensor* output) {
+  ER_RETURN_IF_ERROR(CheckType(ctx, lhs, "lhs", {TensorType::kFloat32, TensorType::kInt8, TensorType::kInt16}));
+  switch (lhs->type) {
+    case TensorType::kFloat32:
+      ER_RETURN_IF_ERROR(CheckType(ctx, rhs, "rhs", {TensorType::kFloat32, TensorType::kInt8}));
+      return CheckType(ctx, output, "output", {TensorType::kFloat32});
+    case TensorType::kInt8:
+      ER_RETURN_IF_ERROR(CheckType(ctx, rhs, "rhs", {TensorType::kInt8}));
+      return CheckType(ctx, output, "output", {TensorType::kInt8, TensorType::kInt32});
+    default:
+      ER_RETURN_IF_ERROR(CheckType(ctx, rhs, "rhs", {TensorType::kInt16, TensorType::kInt8}));
+      return CheckType(ctx, output, "output", {TensorType::kInt16});
+  }
+}
+
+Status RequestTransposed(OpContext& ctx, int slot, const Tensor* t) {
+  const int64_t n = t->num_elements();
+  if (n > std::numeric_limits<int32_t>::max()) return ctx.Error(Describe(t), " has too many elements");
+  return ctx.RequestTemporary(slot, t->type, {static_cast<int32_t>(n)}).status();
+}
+
+Status PrepareQuantization(const OpContext& ctx, const Tensor* lhs, const Tensor* rhs, Tensor* output,
+                           BatchMatMulState& state) {
+  const int rank = rhs->rank();
+  if (lhs->type == TensorType::kFloat32) {
+    if (rhs->type == TensorType::kFloat32) return Status::Ok();
+    // Hybrid: the rhs scales run along the output columns.
+    const QuantizationParams& rq = rhs->quantization;
+    state.hybrid_per_channel = rq.per_channel();
+    if (state.hybrid_per_channel && rq.quantized_dimension != (state.adj_y ? rank - 2 : rank - 1)) {
+      return ctx.Unsupported("rhs ", Describe(rhs), " is quantized per channel along dimension ",
+                             rq.quantized_dimension, ", not along the output columns");
+    }
+    return PrepareHybridScales(ctx, rhs, state.n, &state.hybrid_scales);
+  }
+  if (output->type == TensorType::kInt32) return Status::Ok();  // raw int8 sums
+  if (rhs->quantization.per_channel()) {
+    return ctx.Unsupported("rhs ", Describe(rhs), " is quantized per channel; only per-tensor is supported");
+  }
+  if (lhs->type == TensorType::kInt16 && rhs->zero_point() != 0) {
+    return ctx.Error("rhs ", Describe(rhs), " must have zero point 0 with int16 lhs");
+  }
+  QuantizedRules rules;
+  rules.out_channels = state.n;  // one (repeated) multiplier per output column
+  rules.matrix_op = true;
+  rules.xnnpack_for_8bit = false;  // TFLite runs its own kernel for quantized BATCH_MATMUL
+  ER_RETURN_IF_ERROR(PrepareQuantizedOutput(ctx, lhs, rhs, nullptr, output, Activation::kNone, rules, &state.q));
+  state.q.wide = lhs->type == TensorType::kInt16;
+  return Status::Ok();
+}
+
+Status Prepare(OpContext& ctx, BatchMatMulState& state) {
+  ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const Tensor* lhs = ctx.input(0);
+  const Tensor* rhs = ctx.input(1);
+  Tensor* output = ctx.output(0);
+  ER_RETURN_IF_ERROR(CheckTypes(ctx, lhs, rhs, output));
+  ER_RETURN_IF_ERROR(CheckRank(ctx, lhs, "lhs", 2, 5));
+  ER_RETURN_IF_ERROR(CheckRank(ctx, rhs, "rhs", 2, 5));
+  ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, rhs));
+  const auto* o = Options<tflite::BatchMatMulOptions>(ctx);
+  state.adj_x = o && o->adj_x();
+  state.adj_y = o && o->adj_y();
+  state.asymmetric_inputs = o && o->asymmetric_quantize_inputs();
+  const int lr = lhs->rank(), rr = rhs->rank();
+  state.m = state.adj_x ? lhs->dim(lr - 1) : lhs->dim(lr - 2);
+  state.k = state.adj_x ? lhs->dim(lr - 2) : lhs->dim(lr - 1);
+  const int rhs_k = state.adj_y ? rhs->dim(rr - 1) : rhs->dim(rr - 2);
+  state.n = state.adj_y ? rhs->dim(rr - 2) : rhs->dim(rr - 1);
+  if (state.k != rhs_k) {
+    return ctx.Error("lhs ", Describe(lhs), " (adj_x ", state.adj_x, ") and rhs ", Describe(rhs), " (adj_y ",
+                     state.adj_y, ") have different inner dimensions ", state.k, " and ", rhs_k);
+  }
+  // Batch dimensions, padded with leading 1s to the same rank, then broadcast.
+  const int batch_rank = std::max(lr, rr) - 2;
+  Shape lhs_batch(batch_rank, 1), rhs_batch(batch_rank, 1), out_batch(batch_rank, 1);
+  std::copy(lhs->shape.begin(), lhs->shape.end() - 2, lhs_batch.end() - (lr - 2));
+  std::copy(rhs->shape.begin(), rhs->shape.end() - 2, rhs_batch.end() - (rr - 2));
+  if (!BroadcastShape(lhs_batch, rhs_batch, &out_batch)) {
+    return ctx.Error("batch dimensions of lhs ", Describe(lhs), " and rhs ", Describe(rhs), " do not broadcast");
+  }
+  state.lhs_batches = NumElements(lhs_batch);
+  state.rhs_batches = NumElements(rhs_batch);
+  reference::BroadcastBatches(lhs_batch, rhs_batch, out_batch, &state.lhs_index, &state.rhs_index);
+
+  ER_RETURN_IF_ERROR(PrepareQuantization(ctx, lhs, rhs, output, state));
+  if (lhs->type == TensorType::kFloat32 && rhs->type == TensorType::kInt8) {
+    ER_RETURN_IF_ERROR(RequestHybridRows(ctx, lhs->num_elements(), state.lhs_batches * state.m));
+  }
+  if (state.adj_x) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kLhsTransposedSlot, lhs));
+  if (!state.adj_y) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kRhsTransposedSlot, rhs));
+  Shape out_shape = out_batch;
+  out_shape.push_back(state.m);
+  out_shape.push_back(state.n);
+  return ctx.ResizeOutput(0, out_shape);
+}
+
+// lhs as [batches, M, K] rows and rhs as [batches, N, K] rows, transposed into scratch if needed.
+template <class T>
+const T* LhsRows(const OpContext& ctx, const BatchMatMulState& s) {
+  const T* data = ctx.input(0)->data_as<T>();
+  if (!s.adj_x) return data;
+  T* out = ctx.temporary(kLhsTransposedSlot)->data_as<T>();
+  reference::TransposeLastTwo(data, s.lhs_batches, s.k, s.m, out);
+  return out;
+}
+template <class T>
+const T* RhsRows(const OpContext& ctx, const BatchMatMulState& s) {
+  const T* data = ctx.input(1)->data_as<T>();
+  if (s.adj_y) return data;
+  T* out = ctx.temporary(kRhsTransposedSlot)->data_as<T>();
+  reference::TransposeLastTwo(data, s.rhs_batches, s.k, s.n, out);
+  return out;
+}
+
+// Calls fn(lhs matrix, rhs^T matrix, output matrix) for every output batch.
+template <class L, class R, class Out, class Fn>
+void ForEachBatch(const BatchMatMulState& s, const L* lhs, const R* rhs, Out* out, const Fn& fn) {
+  const int64_t lhs_size = static_cast<int64_t>(s.m) * s.k, rhs_size = static_cast<int64_t>(s.n) * s.k;
+  const int64_t out_size = static_cast<int64_t>(s.m) * s.n;
+  for (size_t i = 0; i < s.lhs_index.size(); ++i) {
+    fn(lhs + s.lhs_index[i] * lhs_size, rhs + s.rhs_index[i] * rhs_size, out + static_cast<int64_t>(i) * out_size,
+       s.lhs_index[i]);
+  }
+}
+
+template <class Acc, class L, class R, class Out>
+void EvalQuantized(const OpContext& ctx, const BatchMatMulState& s) {
+  const reference::Requantizer<Acc, Acc, Out> emit{s.q.requantization(), nullptr};
+  ForEachBatch(s, LhsRows<L>(ctx, s), RhsRows<R>(ctx, s), ctx.output(0)->data_as<Out>(),
+               [&](const L* a, const R* bt, Out* out, int64_t) {
+                 for (int i = 0; i < s.m; ++i) {
+                   reference::IntegerMatVec<Acc>(a + static_cast<int64_t>(i) * s.k, s.q.input_offset, bt,
+                                                 s.q.filter_offset, s.k, s.n, out + static_cast<int64_t>(i) * s.n,
+                                                 emit);
+                 }
+               });
+}
+
+void EvalInt8ToInt32(const OpContext& ctx, const BatchMatMulState& s) {
+  auto emit = [](int, uint32_t sum) { return static_cast<int32_t>(sum); };
+  ForEachBatch(s, LhsRows<int8_t>(ctx, s), RhsRows<int8_t>(ctx, s), ctx.output(0)->data_as<int32_t>(),
+               [&](const int8_t* a, const int8_t* bt, int32_t* out, int64_t) {
+                 for (int i = 0; i < s.m; ++i) {
+                   reference::IntegerMatVec<int32_t>(a + static_cast<int64_t>(i) * s.k, 0, bt, 0, s.k, s.n,
+                                                     out + static_cast<int64_t>(i) * s.n, emit);
+                 }
+               });
+}
+
+void EvalHybrid(const OpContext& ctx, const BatchMatMulState& s) {
+  const HybridRows rows = GetHybridRows(ctx);
+  QuantizeRows(LhsRows<float>(ctx, s), s.lhs_batches * s.m, s.k, s.asymmetric_inputs, rows);
+  ForEachBatch(s, rows.quantized, RhsRows<int8_t>(ctx, s), ctx.output(0)->data_as<float>(),
+               [&](const int8_t* a, const int8_t* bt, float* out, int64_t lhs_batch) {
+                 for (int i = 0; i < s.m; ++i) {
+                   const int64_t row = lhs_batch * s.m + i;
+                   // As TFLite: a per-tensor rhs scale is folded into the row scale first.
+                   const float row_scale = rows.scales[row] * (s.hybrid_per_channel ? 1.0f : s.hybrid_scales[0]);
+                   auto emit = [&](int c, uint32_t sum) {
+                     const float scale = s.hybrid_per_channel ? row_scale * s.hybrid_scales[c] : row_scale;
+                     return scale * static_cast<float>(static_cast<int32_t>(sum));
+                   };
+                   reference::IntegerMatVec<int32_t>(a + static_cast<int64_t>(i) * s.k, -rows.zero_points[row], bt, 0,
+                                                     s.k, s.n, out + static_cast<int64_t>(i) * s.n, emit);
+                 }
+               });
+}
+
+Status Eval(OpContext& ctx, BatchMatMulState& state) {
+  const Tensor* lhs = ctx.input(0);
+  const Tensor* rhs = ctx.input(1);
+  const Tensor* output = ctx.output(0);
+  if (lhs->type == TensorType::kFloat32) {
+    if (rhs->type == TensorType::kInt8) {
+      EvalHybrid(ctx, state);
+    } else {
+      ForEachBatch(state, LhsRows<float>(ctx, state), RhsRows<float>(ctx, state), ctx.output(0)->data_as<float>(),
+                   [&](const float* a, const float* bt, float* out, int64_t) {
+                     reference::MatMulTransposedB(a, bt, state.m, state.n, state.k, out);
+                   });
+    }
+  } else if (lhs->type == TensorType::kInt8) {
+    if (output->type == TensorType::kInt32) {
+      EvalInt8ToInt32(ctx, state);
+    } else {
+      EvalQuantized<int32_t, int8_t, int8_t, int8_t>(ctx, state);
+    }
+  } else if (rhs->type == TensorType::kInt16) {
+    EvalQuantized<int64_t, int16_t, int16_t, int16_t>(ctx, state);
+  } else {
+    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(ctx, state);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+OpRegistration RegisterBatchMatMul() {
+  return MakeBuiltinWithState<BatchMatMulState>(tflite::BuiltinOperator_BATCH_MATMUL, 4,
+                                                "float32, int8 (-> int8/int32), int16 (int16/int8 rhs), hybrid "
+                                                "float32 x int8",
+                                                Prepare, Eval);
+}
+
+}  // namespace edgerun::ops

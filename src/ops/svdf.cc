@@ -30,7 +30,8 @@ Status Request(OpContext& ctx, int slot, TensorType type, int64_t size) {
 }
 
 Status Prepare(OpContext& ctx, SvdfState& state) {
-  ER_RETURN_IF_ERROR(CheckIo(ctx, 5, 5, 1));
+  ER_RETURN_IF_ERROR(CheckIo(ctx, 3, 5, 1));  // bias (input 3) is optional
+  if (ctx.num_inputs() != 5) return ctx.Error("expects 5 inputs, has ", ctx.num_inputs());
   ER_RETURN_IF_ERROR(CheckInput(ctx, 4));
   const Tensor* input = ctx.input(0);
   const Tensor* weights_feature = ctx.input(1);

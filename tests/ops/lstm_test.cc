@@ -246,14 +246,19 @@ RecurrentOp MakeLstm(tflite::BuiltinOperator code, const LstmSpec& s, const Lstm
   op.Variable(TensorType::kFloat32, {s.n_batch, s.n_cell});
   if (s.layer_norm) AddLayerNorm(op, s, w);
   op.Output(TensorType::kFloat32);
+  // The options are written when the model is built: capture by value.
+  const auto act = s.activation;
+  const float cell_clip = s.cell_clip, proj_clip = s.proj_clip;
+  const bool diagonal = s.diagonal;
   if (code == tflite::BuiltinOperator_LSTM) {
-    op.Options(tflite::BuiltinOptions_LSTMOptions,
-               ER_OPTIONS(tflite::CreateLSTMOptions(fbb, s.activation, s.cell_clip, s.proj_clip,
-                                                    tflite::LSTMKernelType_FULL, false)));
+    op.Options(tflite::BuiltinOptions_LSTMOptions, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      return tflite::CreateLSTMOptions(fbb, act, cell_clip, proj_clip, tflite::LSTMKernelType_FULL, false).Union();
+    });
   } else {
-    op.Options(tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
-               ER_OPTIONS(tflite::CreateUnidirectionalSequenceLSTMOptions(fbb, s.activation, s.cell_clip, s.proj_clip,
-                                                                          time_major, false, s.diagonal)));
+    op.Options(tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      return tflite::CreateUnidirectionalSequenceLSTMOptions(fbb, act, cell_clip, proj_clip, time_major, false, diagonal)
+          .Union();
+    });
   }
   return op;
 }

@@ -31,6 +31,8 @@ Status PrepareBasic(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 2, 2));
   ER_RETURN_IF_ERROR(CheckRank(ctx, prev_activation, "previous activation", 2, 2));
   const int n_batch = input->dim(0), n_input = input->dim(1), depth = prev_activation->dim(1);
+  // Limits keep 4 * depth and n_input + depth within int.
+  if (depth > (1 << 28) || n_input > (1 << 28)) return ctx.Error("basic LSTM sizes are too large");
   if (prev_activation->dim(0) != n_batch) {
     return ctx.Error("previous activation ", Describe(prev_activation), " must have ", n_batch, " rows");
   }

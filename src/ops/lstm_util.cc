@@ -1,6 +1,7 @@
 #include "ops/lstm_util.h"
 
 #include <cmath>
+#include <limits>
 
 #include "quant/fixed_point.h"
 #include "quant/lstm_quant.h"
@@ -34,10 +35,14 @@ Status CheckTypeIs(const OpContext& ctx, const Tensor* t, const std::string& rol
 
 float ScaleOf(const Tensor* t) { return t == nullptr || t->quantization.scale.empty() ? 1.0f : t->quantization.scale[0]; }
 
-Status Multiplier(const OpContext& ctx, double real, const char* what, int32_t* multiplier, int* shift) {
+// A real multiplier as TFLite's (multiplier, shift); shifts the kernels cannot apply (a left
+// shift of 31 or more, from absurd scales) are refused. `extra_shift` is added by the kernel.
+Status Multiplier(const OpContext& ctx, double real, const char* what, int32_t* multiplier, int* shift,
+                  int extra_shift = 0) {
   if (!quant::QuantizeMultiplier(real, multiplier, shift)) {
     return ctx.Error("the effective scale of ", what, " (", real, ") is not a positive finite number");
   }
+  if (*shift + extra_shift > 30) return ctx.Error("the effective scale of ", what, " (", real, ") is too large");
   return Status::Ok();
 }
 
@@ -119,8 +124,9 @@ Status PrepareInteger(OpContext& ctx, const LstmCellTensors& t, const Tensor* in
     if (use_layer_norm) {
       float ln_scale = 0;
       ER_RETURN_IF_ERROR(GetScale(ctx, t.layer_norm[g], "layer norm coefficients", &ln_scale));
+      // The kernel applies it with 12 more bits of left shift.
       ER_RETURN_IF_ERROR(
-          Multiplier(ctx, ln_scale, "layer norm", &gate.layer_norm_multiplier, &gate.layer_norm_shift));
+          Multiplier(ctx, ln_scale, "layer norm", &gate.layer_norm_multiplier, &gate.layer_norm_shift, 12));
       gate.variance_guard = std::max(1, static_cast<int32_t>(10000 * ln_scale));
     }
     cell->input_bias[g] = EffectiveBias(t.input_weights[g], use_layer_norm ? nullptr : t.bias[g], -input->zero_point());
@@ -209,6 +215,9 @@ Status PrepareLstmCell(OpContext& ctx, const LstmCellLayout& layout, const Tenso
   const Tensor* r2o = t.recurrent_weights[kOutputGate];
   ER_RETURN_IF_ERROR(CheckRank(ctx, r2o, "recurrent_to_output_weights", allow_diagonal_recurrent ? 1 : 2, 2));
   const int n_output = r2o->rank() == 1 ? r2o->dim(0) : r2o->dim(1);
+  if (n_cell <= 0 || n_output <= 0) {
+    return ctx.Error("the cell count (", n_cell, ") and output size (", n_output, ") must be positive");
+  }
   const bool use_cifg = t.input_weights[kInputGate] == nullptr;
   if (use_cifg != (t.recurrent_weights[kInputGate] == nullptr)) {
     return ctx.Error("input_to_input_weights and recurrent_to_input_weights must be both present or both absent");
@@ -340,6 +349,7 @@ Status PrepareLstmCell(OpContext& ctx, const LstmCellLayout& layout, const Tenso
 
   // Scratch buffers.
   auto request = [&](int slot, TensorType type, int64_t size) -> Status {
+    if (size > std::numeric_limits<int32_t>::max()) return ctx.Error("scratch buffer of ", size, " elements is too large");
     auto result = ctx.RequestTemporary(first_temporary + slot, type, {static_cast<int32_t>(std::max<int64_t>(size, 1))});
     return result.ok() ? Status::Ok() : result.status();
   };

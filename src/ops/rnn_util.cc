@@ -1,5 +1,7 @@
 #include "ops/rnn_util.h"
 
+#include <limits>
+
 namespace edgerun::ops {
 namespace {
 
@@ -51,6 +53,7 @@ Status PrepareRnnCell(OpContext& ctx, const RnnCellLayout& layout, const Tensor*
   cell->dims = reference::RnnDims{n_batch, input_size, aux_input_size, num_units};
   if (!cell->hybrid) return Status::Ok();
   auto request = [&](int slot, TensorType type, int64_t size) -> Status {
+    if (size > std::numeric_limits<int32_t>::max()) return ctx.Error("scratch buffer of ", size, " elements is too large");
     auto result = ctx.RequestTemporary(first_temporary + slot, type, {static_cast<int32_t>(std::max<int64_t>(size, 1))});
     return result.ok() ? Status::Ok() : result.status();
   };

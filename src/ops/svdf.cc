@@ -3,6 +3,7 @@
 // bias [num_units], state [batch, num_filters * memory_size] (variable, updated in place)).
 // Float; hybrid (int8 weights, float input and state); integer (int8 input, int32 bias, int8
 // output, with int16 state and time weights as TFLite or int8 ones as TFLite Micro's 8-bit SVDF).
+#include <limits>
 #include <vector>
 
 #include "kernels/reference/svdf.h"
@@ -25,6 +26,7 @@ struct SvdfState {
 };
 
 Status Request(OpContext& ctx, int slot, TensorType type, int64_t size) {
+  if (size > std::numeric_limits<int32_t>::max()) return ctx.Error("scratch buffer of ", size, " elements is too large");
   auto result = ctx.RequestTemporary(slot, type, {static_cast<int32_t>(std::max<int64_t>(size, 1))});
   return result.ok() ? Status::Ok() : result.status();
 }
@@ -65,8 +67,9 @@ Status Prepare(OpContext& ctx, SvdfState& state) {
   if (bias && bias->shape != Shape{num_units}) {
     return ctx.Error("bias ", Describe(bias), " must have shape [", num_units, "]");
   }
-  if (svdf_state->shape != Shape{batch, memory_size * num_filters}) {
-    return ctx.Error("state ", Describe(svdf_state), " must have shape [", batch, ",", memory_size * num_filters, "]");
+  const int64_t state_width = static_cast<int64_t>(memory_size) * num_filters;
+  if (svdf_state->rank() != 2 || svdf_state->dim(0) != batch || svdf_state->dim(1) != state_width) {
+    return ctx.Error("state ", Describe(svdf_state), " must have shape [", batch, ",", state_width, "]");
   }
   state.dims = reference::SvdfDims{batch, input_size, num_filters, rank, memory_size};
 
@@ -119,7 +122,8 @@ Status Prepare(OpContext& ctx, SvdfState& state) {
       const double scale_1 = static_cast<double>(input_scale) * feature_scale / state_scale;
       const double scale_2 = static_cast<double>(state_scale) * time_scale / output_scale;
       if (!quant::QuantizeMultiplier(scale_1, &state.multiplier_1, &state.shift_1) ||
-          !quant::QuantizeMultiplier(scale_2, &state.multiplier_2, &state.shift_2)) {
+          !quant::QuantizeMultiplier(scale_2, &state.multiplier_2, &state.shift_2) || state.shift_1 > 30 ||
+          state.shift_2 > 30) {
         return ctx.Error("invalid effective scales ", scale_1, ", ", scale_2);
       }
       ER_RETURN_IF_ERROR(Request(ctx, 0, TensorType::kInt32, activations));

@@ -663,6 +663,7 @@ TEST(LstmFixedPoint, InverseSquareRootMultiplier) {
 struct IntegerCase {
   bool layer_norm = false, cifg = false, projection = false, peephole = false;
   int64_t output_zero_point = 0;
+  bool time_major = false;
 };
 
 void CheckInteger(const IntegerCase& c) {
@@ -678,7 +679,10 @@ void CheckInteger(const IntegerCase& c) {
   const float gate_intermediate = 1.0f / 4096;  // pre-layer-norm gate scale
 
   RecurrentOp op(tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM);
-  op.Input(TensorType::kInt8, {s.n_batch, max_time, s.n_input}, testing::Quant(in_scale, 0));
+  const bool time_major = c.time_major;
+  auto row_of = [&](int t, int b) { return time_major ? t * s.n_batch + b : b * max_time + t; };
+  op.Input(TensorType::kInt8, time_major ? Shape{max_time, s.n_batch, s.n_input} : Shape{s.n_batch, max_time, s.n_input},
+           testing::Quant(in_scale, 0));
   LstmWeights deq = w;
   float wx_scale[4] = {}, wh_scale[4] = {};
   auto int8_matrix = [&](std::vector<float>& v, Shape shape, float* scale) {
@@ -763,7 +767,8 @@ void CheckInteger(const IntegerCase& c) {
   // intermediate the output's scale and zero point (TFLite uses the intermediate's).
   op.Intermediate(TensorType::kInt8, testing::Quant(hidden_scale, s.projection ? 0 : state_zp));
   op.Options(tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
-             ER_OPTIONS(tflite::CreateUnidirectionalSequenceLSTMOptions(fbb, tflite::ActivationFunctionType_TANH)));
+             ER_OPTIONS(tflite::CreateUnidirectionalSequenceLSTMOptions(fbb, tflite::ActivationFunctionType_TANH, 0, 0,
+                                                                        time_major)));
   auto interpreter = op.Build();
   ASSERT_TRUE(interpreter);
 
@@ -781,13 +786,13 @@ void CheckInteger(const IntegerCase& c) {
   for (int t = 0; t < max_time; ++t) {
     std::vector<float> xt;
     for (int b = 0; b < s.n_batch; ++b) {
-      const int row = b * max_time + t;
+      const int row = row_of(t, b);
       xt.insert(xt.end(), xd.begin() + row * s.n_input, xd.begin() + (row + 1) * s.n_input);
     }
     const auto want = ref.Step(xt);
     for (int b = 0; b < s.n_batch; ++b) {
       for (int k = 0; k < s.n_output; ++k) {
-        const float got_real = (got[(b * max_time + t) * s.n_output + k] - state_zp) * state_scale;
+        const float got_real = (got[row_of(t, b) * s.n_output + k] - state_zp) * state_scale;
         EXPECT_NEAR(got_real, want[b * s.n_output + k], 4 * state_scale) << "t " << t << " b " << b << " k " << k;
       }
     }
@@ -798,6 +803,7 @@ TEST(UnidirectionalSequenceLstm, IntegerPlain) { CheckInteger({}); }
 TEST(UnidirectionalSequenceLstm, IntegerLayerNormProjection) { CheckInteger({true, false, true, false, 3}); }
 TEST(UnidirectionalSequenceLstm, IntegerCifgPeephole) { CheckInteger({false, true, false, true, -5}); }
 TEST(UnidirectionalSequenceLstm, IntegerLayerNormCifg) { CheckInteger({true, true, false, false, 0}); }
+TEST(UnidirectionalSequenceLstm, IntegerTimeMajorProjection) { CheckInteger({false, false, true, false, 2, true}); }
 
 // ---- bad models
 

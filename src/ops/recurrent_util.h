@@ -2,6 +2,8 @@
 // inputs are variable tensors that the op reads and updates in place.
 #pragma once
 
+#include <cmath>
+
 #include "kernels/reference/recurrent_util.h"
 #include "ops/op_util.h"
 

@@ -11,7 +11,9 @@
 
 namespace edgerun::reference {
 
-// The activations TFLite's recurrent ops accept (TfLiteFusedActivation plus sigmoid).
+// The activations TFLite's recurrent ops accept (TfLiteFusedActivation plus sigmoid). kNone is
+// the identity (TFLite's vector helper leaves the output buffer untouched instead, which only
+// gives the identity when the buffer already holds the input).
 enum class VectorActivation { kNone, kRelu, kReluN1To1, kRelu6, kTanh, kSignBit, kSigmoid };
 
 inline void ApplyActivation(const float* in, int64_t n, VectorActivation act, float* out) {

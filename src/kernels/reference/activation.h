@@ -237,20 +237,23 @@ struct LeakyReluQuantParams {
   int identity_shift = 0, alpha_shift = 0;
 };
 
+// TFLite's 8-bit kernel multiplies by |alpha multiplier| and negates afterwards; its int16 kernel
+// multiplies by the signed multiplier directly. The two round ties differently, hence the split.
 template <class T>
 void QuantizedLeakyRelu(const LeakyReluQuantParams& p, const T* in, T* out, int64_t n) {
   constexpr int32_t kMin = std::numeric_limits<T>::min();
   constexpr int32_t kMax = std::numeric_limits<T>::max();
-  const bool negative_alpha = p.alpha_multiplier < 0;
-  const int32_t alpha_magnitude = negative_alpha ? -p.alpha_multiplier : p.alpha_multiplier;
+  constexpr bool kSplitSign = sizeof(T) == 1;
+  const bool negate = kSplitSign && p.alpha_multiplier < 0;
+  const int32_t alpha_multiplier = negate ? -p.alpha_multiplier : p.alpha_multiplier;
   for (int64_t i = 0; i < n; ++i) {
     const int32_t x = static_cast<int32_t>(in[i]) - p.input_zero_point;
     int32_t v = p.output_zero_point;
     if (x >= 0) {
       v += quant::MultiplyByQuantizedMultiplier(x, p.identity_multiplier, p.identity_shift);
     } else {
-      const int32_t scaled = quant::MultiplyByQuantizedMultiplier(x, alpha_magnitude, p.alpha_shift);
-      v += negative_alpha ? -scaled : scaled;
+      const int32_t scaled = quant::MultiplyByQuantizedMultiplier(x, alpha_multiplier, p.alpha_shift);
+      v += negate ? -scaled : scaled;
     }
     out[i] = static_cast<T>(std::clamp(v, kMin, kMax));
   }

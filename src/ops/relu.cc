@@ -6,7 +6,9 @@
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx, ReluState& state) { return PrepareRelu(ctx, state, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}); }
+Status Prepare(OpContext& ctx, ReluState& state) {
+  return PrepareRelu(ctx, state, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16});
+}
 
 Status Eval(OpContext& ctx, ReluState& state) { return EvalRelu(ctx, state, 0.0f, INFINITY); }
 

@@ -6,14 +6,17 @@
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx, ReluState& state) { return PrepareRelu(ctx, state, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}); }
+Status Prepare(OpContext& ctx, ReluState& state) {
+  return PrepareRelu(ctx, state, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16});
+}
 
 Status Eval(OpContext& ctx, ReluState& state) { return EvalRelu(ctx, state, 0.0f, 6.0f); }
 
 }  // namespace
 
 OpRegistration RegisterRelu6() {
-  return MakeBuiltinWithState<ReluState>(tflite::BuiltinOperator_RELU6, 3, "float32, uint8, int8, int16", Prepare, Eval);
+  return MakeBuiltinWithState<ReluState>(tflite::BuiltinOperator_RELU6, 3, "float32, uint8, int8, int16", Prepare,
+                                         Eval);
 }
 
 }  // namespace edgerun::ops

@@ -59,7 +59,8 @@ void PopulateLut16(FloatT input_scale, int32_t input_zero_point, FloatT output_s
   const FloatT half_step = step / 2;
   const FloatT output_scaling_inv = static_cast<FloatT>(kMax - kMin + 1) / (output_max - output_min);
   auto saturate = [](FloatT v) {
-    return static_cast<int16_t>(std::min<FloatT>(std::max<FloatT>(v, static_cast<FloatT>(kMin)), static_cast<FloatT>(kMax)));
+    return static_cast<int16_t>(
+        std::min<FloatT>(std::max<FloatT>(v, static_cast<FloatT>(kMin)), static_cast<FloatT>(kMax)));
   };
   for (int i = 0; i < kSteps; ++i) {
     const FloatT value = f(input_min + i * step);

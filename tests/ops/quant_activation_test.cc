@@ -349,10 +349,10 @@ TEST(SigmoidInt16, FixedPointAndTablePathsFollowTheFunctions) {
     float scale;
     int tolerance;
   };
-  for (const Case& c : {Case{tflite::BuiltinOperator_LOGISTIC, 1.0f / 4096, 8},
-                        Case{tflite::BuiltinOperator_LOGISTIC, 1.0f / 3000, 2},
-                        Case{tflite::BuiltinOperator_TANH, 1.0f / 4096, 16}, Case{tflite::BuiltinOperator_TANH, 1.0f / 2048, 16},
-                        Case{tflite::BuiltinOperator_TANH, 1.0f / 3000, 3}}) {
+  for (const Case& c :
+       {Case{tflite::BuiltinOperator_LOGISTIC, 1.0f / 4096, 8}, Case{tflite::BuiltinOperator_LOGISTIC, 1.0f / 3000, 2},
+        Case{tflite::BuiltinOperator_TANH, 1.0f / 4096, 16}, Case{tflite::BuiltinOperator_TANH, 1.0f / 2048, 16},
+        Case{tflite::BuiltinOperator_TANH, 1.0f / 3000, 3}}) {
     const auto qin = Q(c.scale, 0);
     const bool logistic = c.op == tflite::BuiltinOperator_LOGISTIC;
     ExpectQuantizedFunction<int16_t>(

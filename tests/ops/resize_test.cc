@@ -161,6 +161,13 @@ TEST(ResizeBilinear, Int8RoundsHalfAwayFromZero) {
             (std::vector<int8_t>{2, 3, 3}));  // 2.5 -> 3
 }
 
+TEST(ResizeBilinear, IntegerPathStaysInsideTheInput) {
+  // 1 -> 55: the rounded 10-bit scale puts the last source position past the only pixel (TFLite
+  // reads out of bounds there); every output must be that pixel.
+  const auto out = RunResize<int8_t>({}, TensorType::kInt8, {1, 1, 1, 1}, {7}, 1, 55, Q(0.1f, 0));
+  EXPECT_EQ(out, std::vector<int8_t>(55, 7));
+}
+
 TEST(ResizeBilinear, RuntimeSizeMakesTheOutputDynamic) {
   SingleOp s = MakeResize({}, TensorType::kFloat32, {1, 2, 2, 1}, 0, 0, /*constant_size=*/false);
   auto interpreter = s.Build();

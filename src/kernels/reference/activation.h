@@ -340,11 +340,14 @@ inline void L2NormalizeFloat(const float* in, float* out, int64_t rows, int64_t 
 template <class T>
 void L2NormalizeQuantized(const T* in, T* out, int64_t rows, int64_t depth, int32_t input_zero_point) {
   for (int64_t r = 0; r < rows; ++r, in += depth, out += depth) {
-    int32_t squared = 0;
+    // An int32 sum in TFLite; accumulated unsigned so that an absurdly long row wraps instead of
+    // overflowing.
+    uint32_t squared_sum = 0;
     for (int64_t i = 0; i < depth; ++i) {
       const int32_t d = static_cast<int32_t>(in[i]) - input_zero_point;
-      squared += d * d;
+      squared_sum += static_cast<uint32_t>(d * d);
     }
+    const int32_t squared = static_cast<int32_t>(squared_sum);
     int32_t multiplier = 0;
     int shift = 0;
     quant::fp::InvSqrtQuantizedMultiplierExp(squared, -1, &multiplier, &shift);

@@ -84,10 +84,10 @@ bool AveragePoolQuantized(const PoolParams& p, const Shape& in_shape, const T* i
       output[o] = 0;
       return;
     }
-    int32_t acc = 0;
+    int64_t acc = 0;  // int32 in TFLite; 64 bits keep huge int16 windows from overflowing
     for_each_cell([&](T v) { acc += v; });
-    const int32_t average = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-    output[o] = static_cast<T>(std::clamp(average, p.quant_min, p.quant_max));
+    const int64_t average = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+    output[o] = static_cast<T>(std::clamp<int64_t>(average, p.quant_min, p.quant_max));
   });
   return ok;
 }

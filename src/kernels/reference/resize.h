@@ -31,7 +31,9 @@ inline float ResizeScale(int32_t in_size, int32_t out_size, bool align_corners) 
 inline void InterpolationPoints(int32_t value, float scale, bool half_pixel_centers, int32_t in_size, float* source,
                                 int32_t* lower, int32_t* upper) {
   *source = half_pixel_centers ? (static_cast<float>(value) + 0.5f) * scale - 0.5f : static_cast<float>(value) * scale;
-  *lower = std::max(static_cast<int32_t>(std::floor(*source)), 0);
+  // TFLite leaves the lower neighbour unclamped above; clamping only matters where it would read
+  // past the input.
+  *lower = std::min(std::max(static_cast<int32_t>(std::floor(*source)), 0), in_size - 1);
   *upper = std::min(static_cast<int32_t>(std::ceil(*source)), in_size - 1);
 }
 
@@ -117,14 +119,18 @@ inline void ResizeBilinearFloat(const ResizeParams& p, const Shape& in_shape, co
 }
 
 // Source position in units of 1/1024 and its neighbours (TFLite's integer resize).
-inline void InterpolationPointsQ10(int32_t value, int32_t scale_q10, bool half_pixel_centers, int32_t in_size,
-                                   int32_t* source, int32_t* lower, int32_t* upper) {
+// Computed in 64 bits so that huge images cannot overflow.
+inline void InterpolationPointsQ10(int64_t value, int64_t scale_q10, bool half_pixel_centers, int32_t in_size,
+                                   int64_t* source, int32_t* lower, int32_t* upper) {
   *source = half_pixel_centers ? value * scale_q10 + scale_q10 / 2 - (1 << 9) : value * scale_q10;
-  *lower = std::max(*source / (1 << 10), 0);
-  *upper = std::min((*source + (1 << 10) - 1) / (1 << 10), in_size - 1);
+  // The rounded-up scale can push the last source position past the input (e.g. 1 -> 55 pixels);
+  // TFLite then reads out of bounds. Clamping keeps the read inside and, since the two
+  // neighbours coincide there, the result is the edge pixel.
+  *lower = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(*source / (1 << 10), 0), in_size - 1));
+  *upper = static_cast<int32_t>(std::min<int64_t>((*source + (1 << 10) - 1) / (1 << 10), in_size - 1));
 }
 
-inline int32_t ResizeScaleQ10(int32_t in_size, int32_t out_size, bool align_corners) {
+inline int64_t ResizeScaleQ10(int64_t in_size, int64_t out_size, bool align_corners) {
   if (align_corners && out_size > 1) return ((1 << 10) * (in_size - 1) + (out_size - 1) / 2) / (out_size - 1);
   return ((1 << 10) * in_size + out_size / 2) / out_size;
 }
@@ -136,17 +142,19 @@ void ResizeBilinearInteger(const ResizeParams& p, const Shape& in_shape, const T
                            T* output) {
   const int32_t batches = in_shape[0], in_h = in_shape[1], in_w = in_shape[2], depth = in_shape[3];
   const int32_t out_h = out_shape[1], out_w = out_shape[2];
-  const int32_t height_scale = ResizeScaleQ10(in_h, out_h, p.align_corners);
-  const int32_t width_scale = ResizeScaleQ10(in_w, out_w, p.align_corners);
+  const int64_t height_scale = ResizeScaleQ10(in_h, out_h, p.align_corners);
+  const int64_t width_scale = ResizeScaleQ10(in_w, out_w, p.align_corners);
   constexpr int64_t kOne = 1 << 10;
   T* out = output;
   for (int32_t b = 0; b < batches; ++b) {
     for (int32_t y = 0; y < out_h; ++y) {
-      int32_t in_y = 0, y0 = 0, y1 = 0;
+      int64_t in_y = 0;
+      int32_t y0 = 0, y1 = 0;
       InterpolationPointsQ10(y, height_scale, p.half_pixel_centers, in_h, &in_y, &y0, &y1);
       const int64_t dy = in_y - kOne * y0;
       for (int32_t x = 0; x < out_w; ++x) {
-        int32_t in_x = 0, x0 = 0, x1 = 0;
+        int64_t in_x = 0;
+        int32_t x0 = 0, x1 = 0;
         InterpolationPointsQ10(x, width_scale, p.half_pixel_centers, in_w, &in_x, &x0, &x1);
         const int64_t dx = in_x - kOne * x0;
         const T* p00 = input + NhwcOffset(in_shape, b, y0, x0);

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <functional>
 
+#include "quant/gemmlowp_fixed_point.h"
+#include "quant/lut.h"
 #include "test_util.h"
 
 namespace edgerun {
@@ -559,6 +561,63 @@ TEST(LocalResponseNormalization, MatchesDefinition) {
       }
       EXPECT_NEAR(out[r * depth + c], in[r * depth + c] / std::pow(bias + alpha * sum, beta), 1e-5);
     }
+  }
+}
+
+// ---- the fixed-point and table helpers behind these kernels
+
+TEST(FixedPointMath, Int32FunctionsFollowTheRealOnes) {
+  using F4 = quant::fp::FixedPoint<int32_t, 4>;
+  for (double x = -15.9; x < 15.9; x += 0.0937) {
+    const F4 in = F4::FromRaw(static_cast<int32_t>(std::lround(x * (1 << 27))));
+    const double real = static_cast<double>(in.raw) / (1 << 27);
+    EXPECT_NEAR(quant::fp::Logistic(in).raw / 2147483648.0, Sigmoid(real), 2e-7) << x;
+    EXPECT_NEAR(quant::fp::Tanh(in).raw / 2147483648.0, std::tanh(real), 4e-7) << x;
+    if (real <= 0) {
+      EXPECT_NEAR(quant::fp::ExpOnNegativeValues(in).raw / 2147483648.0, std::exp(real), 2e-7) << x;
+    }
+  }
+  // Exact anchors: logistic(0) = 1/2, tanh(0) = 0, exp(0) = the largest Q0.31 value.
+  EXPECT_EQ(quant::fp::Logistic(F4::Zero()).raw, 1 << 30);
+  EXPECT_EQ(quant::fp::Tanh(F4::Zero()).raw, 0);
+  EXPECT_EQ(quant::fp::ExpOnNegativeValues(F4::Zero()).raw, std::numeric_limits<int32_t>::max());
+}
+
+TEST(FixedPointMath, InverseSqrtMultiplier) {
+  for (int32_t v : {2, 3, 100, 12345, 1 << 20, (1 << 30) + 12345}) {
+    int32_t multiplier = 0;
+    int shift = 0;
+    quant::fp::InvSqrtQuantizedMultiplierExp(v, -1, &multiplier, &shift);
+    EXPECT_LE(shift, 0);
+    const double value = multiplier / 2147483648.0 * std::pow(2.0, shift);
+    EXPECT_NEAR(value * std::sqrt(static_cast<double>(v)), 1.0, 1e-5) << v;
+  }
+  int32_t multiplier = 0;
+  int shift = 5;
+  quant::fp::InvSqrtQuantizedMultiplierExp(0, -1, &multiplier, &shift);  // 0 and 1 are treated as 1
+  EXPECT_EQ(multiplier, std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(shift, 0);
+}
+
+TEST(LookupTables, EightBitTablesAreIndexedByTheByte) {
+  int8_t lut[256];
+  quant::PopulateLut8<int8_t>(1.0f, 0, 1.0f, 0, [](float x) { return -x; }, lut);
+  EXPECT_EQ(quant::LookupLut8<int8_t>(5, lut), -5);
+  EXPECT_EQ(quant::LookupLut8<int8_t>(-1, lut), 1);
+  EXPECT_EQ(lut[255], 1);                              // -1 lives at byte 0xFF
+  EXPECT_EQ(quant::LookupLut8<int8_t>(-128, lut), 127);  // 128 saturates
+}
+
+TEST(LookupTables, SixteenBitTableInterpolates) {
+  // exp over [-10, 0] into a symmetric [-1, 1] output (1.0 = 32768), the int16 softmax's table;
+  // linear interpolation between 512 samples stays within a few steps.
+  int16_t lut[quant::kLut16Size];
+  quant::PopulateLut16<double>(10.0 / 65535, 32767, 2.0 / 65535, 0, [](double x) { return std::exp(x); }, lut);
+  // The 512 steps split [input_min, input_max] evenly: raw v sits at (v + 32768) / 65536 of it.
+  const double input_min = 10.0 / 65535 * (-32768 - 32767), input_max = 0;
+  for (int v = -32768; v <= 32767; v += 131) {
+    const double x = input_min + (v + 32768) / 65536.0 * (input_max - input_min);
+    EXPECT_NEAR(quant::LookupLut16(static_cast<int16_t>(v), lut), std::exp(x) * 32768, 2.0) << v;
   }
 }
 

@@ -621,5 +621,30 @@ TEST(LookupTables, SixteenBitTableInterpolates) {
   }
 }
 
+TEST(QuantizedActivations, EmptyTensorsRunAndKeepTheirShape) {
+  struct Case {
+    tflite::BuiltinOperator op;
+    TensorType type;
+    Shape shape;
+    QuantizationParams qin, qout;
+  };
+  for (const Case& c : {Case{tflite::BuiltinOperator_SOFTMAX, TensorType::kInt8, {0, 5}, Q(0.1f, 0), Q(1.0f / 256, -128)},
+                        Case{tflite::BuiltinOperator_SOFTMAX, TensorType::kFloat32, {3, 0}, {}, {}},
+                        Case{tflite::BuiltinOperator_LOGISTIC, TensorType::kInt16, {0}, Q(1.0f / 4096, 0),
+                             Q(1.0f / 32768, 0)},
+                        Case{tflite::BuiltinOperator_LEAKY_RELU, TensorType::kUInt8, {2, 0}, Q(0.1f, 3), Q(0.1f, 3)},
+                        Case{tflite::BuiltinOperator_L2_NORMALIZATION, TensorType::kInt8, {2, 0}, Q(0.1f, 0),
+                             Q(1.0f / 128, 0)},
+                        Case{tflite::BuiltinOperator_RELU6, TensorType::kInt8, {0, 3}, Q(0.1f, 0), Q(0.1f, 0)}}) {
+    SingleOp s(c.op);
+    s.Input(c.type, c.shape, c.qin);
+    s.Output(c.type, {}, c.qout);
+    auto interpreter = s.Build();
+    ASSERT_TRUE(interpreter) << tflite::EnumNameBuiltinOperator(c.op);
+    ASSERT_TRUE(interpreter->Invoke().ok()) << tflite::EnumNameBuiltinOperator(c.op);
+    EXPECT_EQ(interpreter->output(0)->shape, c.shape);
+  }
+}
+
 }  // namespace
 }  // namespace edgerun

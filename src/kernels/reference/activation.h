@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <type_traits>
 
 #include "quant/fixed_point.h"
 #include "quant/gemmlowp_fixed_point.h"
@@ -14,6 +15,15 @@
 #include "quant/sigmoid_table.h"
 
 namespace edgerun::reference {
+
+// float -> int32 without the undefined behaviour of an out-of-range conversion (extreme scales):
+// saturates, NaN becomes 0. In range it truncates like static_cast.
+inline int32_t SaturatingFloatToInt32(float v) {
+  if (!(v == v)) return 0;
+  if (v >= 2147483520.0f) return std::numeric_limits<int32_t>::max();
+  if (v <= -2147483648.0f) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(v);
+}
 
 // ---- softmax family; every function works on `rows` rows of `depth` contiguous values.
 
@@ -56,13 +66,13 @@ void SoftmaxQuantized8(const float* table, float output_scale, int32_t output_ze
     const float inverse_sum = 1.0f / (sum * output_scale);
     for (int64_t i = 0; i < depth; ++i) {
       const float probability = table_at[in[i]] * inverse_sum;
-      int32_t q = 0;
+      int64_t q = 0;
       if constexpr (std::is_same_v<Out, uint8_t>) {
-        q = static_cast<int32_t>(probability + 0.5f);
+        q = SaturatingFloatToInt32(probability + 0.5f);
       } else {
-        q = static_cast<int32_t>(std::round(probability)) + output_zero_point;
+        q = int64_t{SaturatingFloatToInt32(std::round(probability))} + output_zero_point;
       }
-      out[i] = static_cast<Out>(std::clamp(q, kOutMin, kOutMax));
+      out[i] = static_cast<Out>(std::clamp<int64_t>(q, kOutMin, kOutMax));
     }
   }
 }
@@ -145,8 +155,8 @@ void LogSoftmaxQuantized8(const float* table, float input_scale, float output_sc
     const float offset = (input_scale * static_cast<float>(max) + log_sum) / output_scale;
     for (int64_t i = 0; i < depth; ++i) {
       const float log_probability = scale * static_cast<float>(in[i]) - offset;
-      const int32_t q = static_cast<int32_t>(std::rint(log_probability)) + output_zero_point;
-      out[i] = static_cast<T>(std::clamp(q, kMin, kMax));
+      const int64_t q = int64_t{SaturatingFloatToInt32(std::rint(log_probability))} + output_zero_point;
+      out[i] = static_cast<T>(std::clamp<int64_t>(q, kMin, kMax));
     }
   }
 }

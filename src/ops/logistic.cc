@@ -1,20 +1,62 @@
-// LOGISTIC: 1 / (1 + exp(-x)).
+// LOGISTIC: 1 / (1 + exp(-x)). uint8/int8 through a table built at prepare (output scale must be
+// 1/256), int16 in fixed point (see PrepareSigmoidInt16), as TFLite's default kernel.
 #include <cmath>
 
-#include "ops/op_util.h"
+#include "kernels/reference/activation.h"
+#include "ops/activation_util.h"
 
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx) { return PrepareUnary(ctx, {TensorType::kFloat32}); }
+struct LogisticState {
+  Lut8State lut;
+  SigmoidInt16State int16;
+};
 
-Status Eval(OpContext& ctx) {
-  MapUnary<float>(ctx, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+float LogisticFloat(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+Status Prepare(OpContext& ctx, LogisticState& state) {
+  ER_RETURN_IF_ERROR(
+      PrepareUnary(ctx, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}));
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.output(0);
+  if (IsQuantized8(input->type)) {
+    ER_RETURN_IF_ERROR(RequireScale(ctx, input, "input"));
+    if (output->scale() != 1.0f / 256) {
+      return ctx.Error("output ", Describe(output), " must have scale 1/256, has ", output->scale());
+    }
+    PopulateLut8(input, output, LogisticFloat, &state.lut);
+  } else if (input->type == TensorType::kInt16) {
+    ER_RETURN_IF_ERROR(PrepareSigmoidInt16(ctx, /*is_tanh=*/false, &state.int16));
+  }
+  return Status::Ok();
+}
+
+Status Eval(OpContext& ctx, LogisticState& state) {
+  const Tensor* input = ctx.input(0);
+  switch (input->type) {
+    case TensorType::kUInt8:
+    case TensorType::kInt8: ApplyLut8(ctx, state.lut); break;
+    case TensorType::kInt16: {
+      const int16_t* in = input->data_as<int16_t>();
+      int16_t* out = ctx.output(0)->data_as<int16_t>();
+      if (state.int16.fixed_point) {
+        reference::LogisticInt16Pot(in, out, input->num_elements());
+      } else {
+        reference::LogisticInt16Lut(state.int16.multiplier, state.int16.shift, in, out, input->num_elements());
+      }
+      break;
+    }
+    default: MapUnary<float>(ctx, LogisticFloat); break;
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
-OpRegistration RegisterLogistic() { return MakeBuiltin(tflite::BuiltinOperator_LOGISTIC, 3, "float32", Prepare, Eval); }
+OpRegistration RegisterLogistic() {
+  return MakeBuiltinWithState<LogisticState>(tflite::BuiltinOperator_LOGISTIC, 3, "float32, uint8, int8, int16",
+                                             Prepare, Eval);
+}
 
 }  // namespace edgerun::ops

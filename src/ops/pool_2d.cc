@@ -2,11 +2,12 @@
 
 namespace edgerun::ops {
 
-Status PreparePool(OpContext& ctx, PoolState& state) {
+Status PreparePool(OpContext& ctx, PoolState& state, std::initializer_list<TensorType> types) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
   const Tensor* input = ctx.input(0);
-  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input", {TensorType::kFloat32}));
-  ER_RETURN_IF_ERROR(CheckSameType(ctx, input, ctx.output(0), "input and output"));
+  const Tensor* output = ctx.output(0);
+  ER_RETURN_IF_ERROR(CheckType(ctx, input, "input", types));
+  ER_RETURN_IF_ERROR(CheckSameType(ctx, input, output, "input and output"));
   ER_RETURN_IF_ERROR(CheckRank(ctx, input, "input", 4, 4));
   const auto* o = Options<tflite::Pool2DOptions>(ctx);
   if (o == nullptr) return ctx.Error("missing Pool2DOptions");
@@ -24,6 +25,13 @@ Status PreparePool(OpContext& ctx, PoolState& state) {
   p.pad_w = conv.pad_w;
   p.act_min = conv.act_min;
   p.act_max = conv.act_max;
+  if (input->type != TensorType::kFloat32) {
+    // The scale only matters for a fused activation's bounds.
+    if (state.activation != Activation::kNone && !(output->scale() > 0.0f)) {
+      return ctx.Error("quantized output ", Describe(output), " needs a positive scale for its fused activation");
+    }
+    QuantizedActivationRange(state.activation, output, &p.quant_min, &p.quant_max);
+  }
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, input->dim(3)});
 }
 

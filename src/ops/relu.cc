@@ -1,20 +1,21 @@
-// RELU: max(x, 0).
+// RELU: max(x, 0). Quantized types requantize to the output scale, then clamp.
 #include <cmath>
 
-#include "ops/op_util.h"
+#include "ops/activation_util.h"
 
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx) { return PrepareUnary(ctx, {TensorType::kFloat32}); }
-
-Status Eval(OpContext& ctx) {
-  MapUnary<float>(ctx, [](float x) { return std::max(x, 0.0f); });
-  return Status::Ok();
+Status Prepare(OpContext& ctx, ReluState& state) {
+  return PrepareRelu(ctx, state, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16});
 }
+
+Status Eval(OpContext& ctx, ReluState& state) { return EvalRelu(ctx, state, 0.0f, INFINITY); }
 
 }  // namespace
 
-OpRegistration RegisterRelu() { return MakeBuiltin(tflite::BuiltinOperator_RELU, 3, "float32", Prepare, Eval); }
+OpRegistration RegisterRelu() {
+  return MakeBuiltinWithState<ReluState>(tflite::BuiltinOperator_RELU, 3, "float32, uint8, int8, int16", Prepare, Eval);
+}
 
 }  // namespace edgerun::ops

@@ -1,20 +1,21 @@
-// RELU_0_TO_1: min(max(x, 0), 1).
+// RELU_0_TO_1: min(max(x, 0), 1). Quantized types requantize to the output scale, then clamp.
 #include <cmath>
 
-#include "ops/op_util.h"
+#include "ops/activation_util.h"
 
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx) { return PrepareUnary(ctx, {TensorType::kFloat32}); }
-
-Status Eval(OpContext& ctx) {
-  MapUnary<float>(ctx, [](float x) { return std::min(std::max(x, 0.0f), 1.0f); });
-  return Status::Ok();
+Status Prepare(OpContext& ctx, ReluState& state) {
+  return PrepareRelu(ctx, state, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8});
 }
+
+Status Eval(OpContext& ctx, ReluState& state) { return EvalRelu(ctx, state, 0.0f, 1.0f); }
 
 }  // namespace
 
-OpRegistration RegisterRelu0To1() { return MakeBuiltin(tflite::BuiltinOperator_RELU_0_TO_1, 1, "float32", Prepare, Eval); }
+OpRegistration RegisterRelu0To1() {
+  return MakeBuiltinWithState<ReluState>(tflite::BuiltinOperator_RELU_0_TO_1, 1, "float32, uint8, int8", Prepare, Eval);
+}
 
 }  // namespace edgerun::ops

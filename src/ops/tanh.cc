@@ -1,20 +1,60 @@
-// TANH: hyperbolic tangent.
+// TANH. uint8/int8 through a table built at prepare, int16 in fixed point (see
+// PrepareSigmoidInt16), as TFLite's default kernel.
 #include <cmath>
 
-#include "ops/op_util.h"
+#include "kernels/reference/activation.h"
+#include "ops/activation_util.h"
 
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx) { return PrepareUnary(ctx, {TensorType::kFloat32}); }
+struct TanhState {
+  Lut8State lut;
+  SigmoidInt16State int16;
+};
 
-Status Eval(OpContext& ctx) {
-  MapUnary<float>(ctx, [](float x) { return std::tanh(x); });
+float TanhFloat(float x) { return std::tanh(x); }
+
+Status Prepare(OpContext& ctx, TanhState& state) {
+  ER_RETURN_IF_ERROR(
+      PrepareUnary(ctx, {TensorType::kFloat32, TensorType::kUInt8, TensorType::kInt8, TensorType::kInt16}));
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.output(0);
+  if (IsQuantized8(input->type)) {
+    ER_RETURN_IF_ERROR(RequireScale(ctx, input, "input"));
+    ER_RETURN_IF_ERROR(RequireScale(ctx, output, "output"));
+    PopulateLut8(input, output, TanhFloat, &state.lut);
+  } else if (input->type == TensorType::kInt16) {
+    ER_RETURN_IF_ERROR(PrepareSigmoidInt16(ctx, /*is_tanh=*/true, &state.int16));
+  }
+  return Status::Ok();
+}
+
+Status Eval(OpContext& ctx, TanhState& state) {
+  const Tensor* input = ctx.input(0);
+  switch (input->type) {
+    case TensorType::kUInt8:
+    case TensorType::kInt8: ApplyLut8(ctx, state.lut); break;
+    case TensorType::kInt16: {
+      const int16_t* in = input->data_as<int16_t>();
+      int16_t* out = ctx.output(0)->data_as<int16_t>();
+      if (state.int16.fixed_point) {
+        reference::TanhInt16Pot(in, out, input->num_elements(), state.int16.double_input);
+      } else {
+        reference::TanhInt16Lut(state.int16.multiplier, state.int16.shift, in, out, input->num_elements());
+      }
+      break;
+    }
+    default: MapUnary<float>(ctx, TanhFloat); break;
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
-OpRegistration RegisterTanh() { return MakeBuiltin(tflite::BuiltinOperator_TANH, 3, "float32", Prepare, Eval); }
+OpRegistration RegisterTanh() {
+  return MakeBuiltinWithState<TanhState>(tflite::BuiltinOperator_TANH, 3, "float32, uint8, int8, int16", Prepare,
+                                         Eval);
+}
 
 }  // namespace edgerun::ops

@@ -1,0 +1,25 @@
+// NOT_EQUAL: a != b element by element with broadcasting, into a bool tensor.
+// float32, int8, uint8, int16, int32, int64, bool, string; quantized inputs compare real values (comparison_util.h).
+#include "ops/comparison_util.h"
+
+namespace edgerun::ops {
+namespace {
+
+using elementwise::ComparisonState;
+
+Status Prepare(OpContext& ctx, ComparisonState& state) {
+  return elementwise::PrepareComparison(ctx, state, elementwise::ComparisonKind::kEquality);
+}
+
+Status Eval(OpContext& ctx, ComparisonState& state) {
+  return elementwise::EvalComparison(ctx, state, [](const auto& a, const auto& b) { return a != b; });
+}
+
+}  // namespace
+
+OpRegistration RegisterNotEqual() {
+  return MakeBuiltinWithState<ComparisonState>(
+      tflite::BuiltinOperator_NOT_EQUAL, 4, "float32, int8, uint8, int16, int32, int64, bool, string", Prepare, Eval);
+}
+
+}  // namespace edgerun::ops

@@ -104,6 +104,10 @@ Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide)
   // TFLite computes these in float, then widens: the same rounding keeps results bit-exact.
   const float real_multiplier =
       divide ? a->scale() / (b->scale() * out->scale()) : a->scale() * b->scale() / out->scale();
+  if (!divide && real_multiplier >= 2147483648.0f) {
+    q.saturate_nonzero = true;
+    return Status::Ok();
+  }
   return QuantizeScale(ctx, real_multiplier, &q.output_multiplier, &q.output_shift);
 }
 

@@ -9,7 +9,13 @@ namespace {
 
 constexpr int kLeftShift = 7;
 
-Status PrepareInt8(OpContext& ctx, BinaryOpState& s) {
+struct SquaredDifferenceState {
+  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
+  int32_t input1_multiplier = 0, input2_multiplier = 0, output_multiplier = 0;
+  int input1_shift = 0, input2_shift = 0, output_shift = 0;
+};
+
+Status PrepareInt8(OpContext& ctx, SquaredDifferenceState& s) {
   const Tensor* a = ctx.input(0);
   const Tensor* b = ctx.input(1);
   const Tensor* out = ctx.output(0);
@@ -34,13 +40,13 @@ Status PrepareInt8(OpContext& ctx, BinaryOpState& s) {
   return Status::Ok();
 }
 
-Status Prepare(OpContext& ctx, BinaryOpState& state) {
+Status Prepare(OpContext& ctx, SquaredDifferenceState& state) {
   ER_RETURN_IF_ERROR(PrepareBinary(ctx, {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt8}));
   if (ctx.input(0)->type == TensorType::kInt8) return PrepareInt8(ctx, state);
   return Status::Ok();
 }
 
-int8_t SquaredDifferenceInt8(int8_t x, int8_t y, const BinaryOpState& s) {
+int8_t SquaredDifferenceInt8(int8_t x, int8_t y, const SquaredDifferenceState& s) {
   using quant::MultiplyByQuantizedMultiplierSmallerThanOneExp;
   const int32_t a = MultiplyByQuantizedMultiplierSmallerThanOneExp((s.input1_offset + x) * (1 << kLeftShift),
                                                                    s.input1_multiplier, s.input1_shift);
@@ -53,7 +59,7 @@ int8_t SquaredDifferenceInt8(int8_t x, int8_t y, const BinaryOpState& s) {
   return static_cast<int8_t>(std::clamp<int32_t>(result, -128, 127));
 }
 
-Status Eval(OpContext& ctx, BinaryOpState& state) {
+Status Eval(OpContext& ctx, SquaredDifferenceState& state) {
   switch (ctx.input(0)->type) {
     case TensorType::kFloat32:
       elementwise::BroadcastInputs<float, float>(ctx, [](float a, float b) { return (a - b) * (a - b); });
@@ -75,7 +81,7 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
 }  // namespace
 
 OpRegistration RegisterSquaredDifference() {
-  return MakeBuiltinWithState<BinaryOpState>(tflite::BuiltinOperator_SQUARED_DIFFERENCE, 2,
+  return MakeBuiltinWithState<SquaredDifferenceState>(tflite::BuiltinOperator_SQUARED_DIFFERENCE, 2,
                                              "float32, int32, int8 (quantized)", Prepare, Eval);
 }
 

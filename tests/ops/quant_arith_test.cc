@@ -372,8 +372,9 @@ TEST(ArithHelpers, ShiftsLog2AndInt16Multiply) {
   EXPECT_EQ(quant::SaturatingRoundingDoublingHighMul16(-32768, -32768), 32767);
 }
 
+// ADD cannot represent such a factor (MUL saturates instead: see HugeRescalingFactorSaturates).
 TEST(QuantizedArithmetic, HugeRescalingFactorIsAnError) {
-  SingleOp op(tflite::BuiltinOperator_MUL);
+  SingleOp op(tflite::BuiltinOperator_ADD);
   op.Input(TensorType::kInt8, {2}, Q(1e10f, 0));
   op.Input(TensorType::kInt8, {2}, Q(1e10f, 0));
   op.Output(TensorType::kInt8, {}, Q(1e-10f, 0));
@@ -522,6 +523,34 @@ TEST(QuantizedConcatenation, ScalarsBecomeAVector) {
   ASSERT_TRUE(interpreter->Invoke().ok());
   ASSERT_EQ(interpreter->output(0)->shape, (Shape{2}));
   EXPECT_EQ(GetOutput<int32_t>(*interpreter, 0), (std::vector<int32_t>{4, -9}));
+}
+
+}  // namespace
+}  // namespace edgerun
+
+namespace edgerun {
+namespace {
+
+// A degenerate output scale (2.97e-35 in a real SSD-LSTM detector) makes the rescaling factor
+// astronomically large: every non-zero product saturates, zero stays at the zero point.
+TEST(QuantizedMul, HugeRescalingFactorSaturates) {
+  QuantizationParams in1, in2, out;
+  in1.scale = {0.0235294f};
+  in1.zero_point = {0};
+  in2.scale = {0.00390625f};
+  in2.zero_point = {0};
+  out.scale = {2.97212e-35f};
+  out.zero_point = {0};
+  testing::SingleOp op(tflite::BuiltinOperator_MUL);
+  op.Input(TensorType::kUInt8, {4}, in1);
+  op.Input(TensorType::kUInt8, {4}, in2);
+  op.Output(TensorType::kUInt8, {}, out);
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  testing::SetInput<uint8_t>(*interpreter, 0, {0, 1, 200, 7});
+  testing::SetInput<uint8_t>(*interpreter, 1, {9, 1, 0, 3});
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(testing::GetOutput<uint8_t>(*interpreter, 0), (std::vector<uint8_t>{0, 255, 0, 255}));
 }
 
 }  // namespace

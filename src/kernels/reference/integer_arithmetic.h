@@ -22,6 +22,9 @@ struct QuantizedBinaryParams {
   int32_t output_multiplier = 0;
   int output_shift = 0;
   int32_t act_min = 0, act_max = 0;
+  // MUL whose rescaling factor is 2^31 or more (degenerate output scales seen in real files):
+  // every non-zero product saturates, as float rescaling (XNNPACK, LiteRT.js) gives.
+  bool saturate_nonzero = false;
 };
 
 inline int32_t ClampToActivation(int64_t v, const QuantizedBinaryParams& p) {
@@ -53,6 +56,9 @@ inline int32_t PotInt16AddSub(int32_t a, int32_t b, const QuantizedBinaryParams&
 // values and for int16 with zero points 0 (|product| <= 2^30).
 inline int32_t QuantizedMul(int32_t a, int32_t b, const QuantizedBinaryParams& p) {
   const int32_t product = (p.input1_offset + a) * (p.input2_offset + b);
+  if (p.saturate_nonzero) {
+    return ClampToActivation(product == 0 ? int64_t{p.output_offset} : (product > 0 ? INT64_MAX : INT64_MIN), p);
+  }
   return ClampToActivation(
       int64_t{quant::MultiplyByQuantizedMultiplier(product, p.output_multiplier, p.output_shift)} + p.output_offset, p);
 }

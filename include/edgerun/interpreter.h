@@ -20,8 +20,26 @@ class Subgraph;
 class SignatureRunner;
 class ResourceStore;
 
+// Google's runtime gives two answers for 8-bit (int8/uint8) models: its default CPU path hands
+// most 8-bit ops to XNNPACK, whose requantization rounds in float (half to even), while its
+// builtin kernels use fixed-point arithmetic (half away from zero). The difference is at most one
+// step per layer. edgerun reproduces either.
+enum class Int8Arithmetic {
+  kLiteRtDefault,     // what LiteRT/TFLite gives out of the box (XNNPACK arithmetic where it applies)
+  kTfliteReference,   // TFLite's builtin (reference) kernels everywhere
+};
+
+// Receives a callback around every node that runs (profiling, tracing). Must be cheap.
+class Profiler {
+ public:
+  virtual ~Profiler() = default;
+  virtual void OnNodeBegin(int subgraph, int node, const std::string& op_name) = 0;
+  virtual void OnNodeEnd(int subgraph, int node, const std::string& op_name) = 0;
+};
+
 struct InterpreterOptions {
   int num_threads = 1;
+  Int8Arithmetic int8_arithmetic = Int8Arithmetic::kLiteRtDefault;
   // Resource limits: a file cannot make edgerun allocate or loop without bound.
   size_t max_tensor_bytes = size_t{4} << 30;   // largest single tensor
   size_t max_arena_bytes = size_t{16} << 30;   // activations of one subgraph
@@ -81,6 +99,9 @@ class Interpreter {
   int num_subgraphs() const;
   Subgraph* subgraph(int index);
   ThreadPool* thread_pool() { return thread_pool_.get(); }
+  // Not owned; null to stop profiling. Set it between invocations, not during one.
+  void SetProfiler(Profiler* profiler) { profiler_ = profiler; }
+  Profiler* profiler() const { return profiler_; }
   // Resource variables and hash tables shared by the subgraphs.
   ResourceStore& resources() { return *resources_; }
 
@@ -92,6 +113,7 @@ class Interpreter {
   std::vector<std::unique_ptr<SignatureRunner>> signatures_;
   std::unique_ptr<ThreadPool> thread_pool_;
   std::unique_ptr<ResourceStore> resources_;
+  Profiler* profiler_ = nullptr;
 };
 
 // One signature of the model: named inputs and outputs of one subgraph.

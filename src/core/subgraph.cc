@@ -477,7 +477,10 @@ Status Subgraph::Invoke() {
       if (!status.ok()) break;
     }
     OpContext context(this, static_cast<int>(n));
+    Profiler* profiler = interpreter_->profiler();
+    if (profiler) profiler->OnNodeBegin(index_, static_cast<int>(n), node.name);
     status = node.registration->eval(context);
+    if (profiler) profiler->OnNodeEnd(index_, static_cast<int>(n), node.name);
     if (!status.ok() && status.message().rfind(model_name_ + ":", 0) != 0) {
       status = status.WithContext(NodeLocation(static_cast<int>(n)));
     }

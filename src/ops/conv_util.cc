@@ -62,6 +62,7 @@ void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const
   q->float_scale.clear();
   const bool eight_bit = input->type == TensorType::kUInt8 || input->type == TensorType::kInt8;
   if (!rules.xnnpack_for_8bit || !eight_bit || output->type != input->type) return;
+  if (rules.arithmetic != Int8Arithmetic::kLiteRtDefault) return;
   if (filter->type == TensorType::kInt4 || !filter->is_constant() || (bias && !bias->is_constant())) return;
   if (input->type == TensorType::kInt8 && q->filter_offset != 0) return;
   const QuantizationParams& fq = filter->quantization;
@@ -180,7 +181,9 @@ Status PrepareQuantizedOutput(const OpContext& ctx, const Tensor* input, const T
   q->filter_offset = filter_zero_point_allowed ? -filter->zero_point() : 0;
   q->output_offset = output->zero_point();
   QuantizedActivationRange(activation, output, &q->act_min, &q->act_max);
-  PrepareFloatRequantization(input, filter, bias, output, activation, rules, q);
+  QuantizedRules effective_rules = rules;
+  effective_rules.arithmetic = ctx.interpreter().options().int8_arithmetic;
+  PrepareFloatRequantization(input, filter, bias, output, activation, effective_rules, q);
   return Status::Ok();
 }
 

@@ -57,6 +57,8 @@ struct QuantizedRules {
   tflite::TensorType quantized_bias_type = tflite::TensorType_FLOAT32;
   // XNNPACK runs the op for 8-bit activations when it can (see QuantizedOutput).
   bool xnnpack_for_8bit = true;
+  // Set by PrepareQuantizedOutput from InterpreterOptions::int8_arithmetic.
+  Int8Arithmetic arithmetic = Int8Arithmetic::kLiteRtDefault;
 };
 
 // Checks the quantization of input, filter, bias (may be null) and output of a uint8, int8 or int16

@@ -17,6 +17,7 @@ int RunInspect(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
 int RunOps(const std::vector<std::string>& args);
 int RunSynth(const std::vector<std::string>& args);
+int RunBench(const std::vector<std::string>& args);
 
 // Prints "edgerun: <message>" to stderr and returns kExitError.
 int Fail(const std::string& message);

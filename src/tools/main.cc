@@ -62,7 +62,8 @@ const char kUsage[] =
     "  inspect MODEL [--json]           what a model holds: tensors, ops, signatures, memory\n"
     "  run MODEL [--input FILE]...      run a model on .bin/.npy inputs (random if none)\n"
     "  ops [--markdown]                 the builtin ops and versions edgerun supports\n"
-    "  synth NAME -o FILE               write a synthetic network (random weights)\n"
+    "  bench MODEL [--profile]          latency, memory and an op profile (--json, --trace)\n"
+    "  synth NAME -o FILE [--int8]      write a synthetic network (random weights)\n"
     "  version                          print the version\n"
     "\n"
     "Run 'edgerun COMMAND --help' for the options of a command.\n";
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
   if (command == "run") return RunRun(args);
   if (command == "ops") return RunOps(args);
   if (command == "synth") return RunSynth(args);
+  if (command == "bench") return RunBench(args);
   if (command == "version" || command == "--version") {
     std::cout << "edgerun 0.1.0 (TFLite schema v3)\n";
     return kExitOk;

@@ -37,3 +37,15 @@ docs: build
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- bench: edgerun side by side with LiteRT.js and ONNX Runtime (bench/README.md). Not part of
+# `make test`; writes bench/results.md. Options: make bench BENCH_ARGS='--models mobilenet_v2 --rounds 5'
+BENCH_ARGS ?=
+.PHONY: bench
+bench: build
+	@scripts/install-deps.sh --bench
+	@cd bench && { [ -f node_modules/@litertjs/core/package.json ] && [ -f node_modules/onnxruntime-node/package.json ] \
+	  || npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; }
+	@g++ -O2 -std=c++20 -pthread -o $(BUILD)/fma_peak bench/fma_peak.cc
+	@python3 bench/run_bench.py --edgerun $(BUILD)/edgerun --fma-peak $(BUILD)/fma_peak --shared $(SHARED) \
+	  --work $(BUILD)/bench --out bench/results.md $(BENCH_ARGS)

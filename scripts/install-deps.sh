@@ -10,6 +10,12 @@ packages=(
   nlohmann-json3-dev
   python3
 )
+# ---- bench: `make bench` only (scripts/install-deps.sh --bench): the ONNX twin of the synthetic
+# MobileNet v2 is written with python3-onnx, reading the .tflite with python3-flatbuffers.
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(python3-onnx python3-flatbuffers python3-numpy)
+  command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

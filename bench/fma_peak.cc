@@ -1,5 +1,6 @@
 // fma_peak: this CPU's FP32 peak, measured with independent chains of fused multiply-adds
-// (AVX-512 and AVX2+FMA where the CPU has them) on 1..T threads, per thread CPU second. The bench reports the speed
+// (AVX-512 and AVX2+FMA where the CPU has them) on 1..T threads, per thread CPU second; and
+// the int8 peak with AVX-512 VNNI dot products where the CPU has them. The bench reports the speed
 // of a network as a fraction of this number.
 //   usage: fma_peak [MAX_THREADS]   prints one JSON object
 #include <immintrin.h>
@@ -50,6 +51,21 @@ __attribute__((target("avx2,fma"))) float Avx2(long iterations) {
   return total;
 }
 
+// int8 dot products (u8 x s8 -> s32, 4 per 32-bit lane): the integer peak for quantized models.
+__attribute__((target("avx512f,avx512vnni"))) float Vnni512(long iterations) {
+  __m512i acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_epi32(i);
+  const __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
+  for (long n = 0; n < iterations; ++n) {
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+  }
+  __m512i sum = acc[0];
+  for (int i = 1; i < kChains; ++i) sum = _mm512_add_epi32(sum, acc[i]);
+  int lanes[16];
+  _mm512_storeu_si512(lanes, sum);
+  return static_cast<float>(lanes[0]);
+}
+
 volatile float g_sink;
 
 double ThreadCpuSeconds() {
@@ -95,6 +111,8 @@ int main(int argc, char** argv) {
   };
   const Isa isas[] = {{"avx512", __builtin_cpu_supports("avx512f") != 0, Avx512, 16},
                       {"avx2_fma", __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"), Avx2, 8}};
+  // One vpdpbusd does 4 multiply-adds per 32-bit lane: "lanes" = 64 for the op count.
+  const Isa int8_isa = {"avx512_vnni", __builtin_cpu_supports("avx512vnni") != 0, Vnni512, 64};
   std::string json = "{";
   std::vector<double> peak(max_threads + 1, 0.0);
   for (const Isa& isa : isas) {
@@ -115,7 +133,17 @@ int main(int argc, char** argv) {
     std::snprintf(buf, sizeof(buf), "%s\"%d\": %.2f", t > 1 ? ", " : "", t, peak[t]);
     json += buf;
   }
-  json += "}}";
+  json += "}";
+  if (int8_isa.present) {
+    json += ", \"peak_int8_gops\": {";
+    for (int t = 1; t <= max_threads; ++t) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%s\"%d\": %.2f", t > 1 ? ", " : "", t, Measure(int8_isa.kernel, int8_isa.lanes, t));
+      json += buf;
+    }
+    json += "}";
+  }
+  json += "}";
   std::printf("%s\n", json.c_str());
   return 0;
 }

@@ -162,6 +162,11 @@ def median_of(results, key="median"):
     return statistics.median(values) if values else None
 
 
+def min_of(results):
+    values = [r["latency_ms"]["min"] for r in results if r]
+    return min(values) if values else None
+
+
 def fmt(v, digits=2):
     return "—" if v is None else ("%.*f" % (digits, v))
 
@@ -260,6 +265,7 @@ def main():
             ops = er[0].get("ops_per_run", 0) if er else 0
             rows.append(dict(label=m["label"], path=m["path"], threads=threads, float=m["float"], backend=m["backend"],
                              edgerun=median_of(er), litert=median_of(lr), ort=median_of(orr), ops=ops,
+                             edgerun_min=min_of(er), litert_min=min_of(lr),
                              edgerun_init=statistics.median([x["init_ms"] for x in er]) if er else None,
                              peak_rss=max([x["peak_rss_bytes"] for x in er]) if er else None,
                              arena=er[0]["arena_bytes"] if er else None, agree=agree, agree_ort=agree_ort,
@@ -278,15 +284,20 @@ def main():
     peak_after = json.loads(subprocess.run([a.fma_peak, str(max(threads_list))], check=True, stdout=subprocess.PIPE,
                                            text=True).stdout)
     peak = {t: max(peak_before["peak_fp32_gflops"][str(t)], peak_after["peak_fp32_gflops"][str(t)]) for t in threads_list}
+    if "peak_int8_gops" in peak_before:
+        peak_int8 = {t: max(peak_before["peak_int8_gops"][str(t)], peak_after["peak_int8_gops"][str(t)])
+                     for t in threads_list}
+    else:
+        peak_int8 = {}
 
     with open(os.path.join(b.work, "results.json"), "w") as f:
         json.dump(dict(started=started, peak_before=peak_before, peak_after=peak_after, rows=rows,
                        profiles=profiles), f, indent=1)
-    write_markdown(a, rows, profiles, peak, peak_before, started, load_start, load_average(), threads_list)
+    write_markdown(a, rows, profiles, peak, peak_int8, peak_before, started, load_start, load_average(), threads_list)
     log("wrote %s" % a.out)
 
 
-def write_markdown(a, rows, profiles, peak, peak_raw, started, load_start, load_end, threads_list):
+def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_start, load_end, threads_list):
     L = []
     L.append("# edgerun vs LiteRT.js and ONNX Runtime")
     L.append("")
@@ -295,33 +306,39 @@ def write_markdown(a, rows, profiles, peak, peak_raw, started, load_start, load_
     L.append("* CPU: %s, %d cores visible; load average %s at the start, %s at the end." %
              (cpu_model(), os.cpu_count() or 0, load_start, load_end))
     isas = ", ".join("%s %s GFLOP/s" % (isa, " / ".join("%s@%sT" % (v, t) for t, v in vals.items()))
-                     for isa, vals in peak_raw.items() if isa != "peak_fp32_gflops")
+                     for isa, vals in peak_raw.items() if not isa.startswith("peak_"))
     L.append("* FP32 peak from an FMA loop (bench/fma_peak.cc, per thread CPU second, best of the runs before "
              "and after): %s. Per ISA: %s." % (", ".join("%.1f GFLOP/s on %d thread%s" % (peak[t], t, "s" if t > 1 else "")
                                                          for t in threads_list), isas))
+    if peak_int8:
+        L.append("* int8 peak from an AVX-512 VNNI dot-product loop (same program): %s." %
+                 ", ".join("%.0f GOP/s on %d thread%s" % (peak_int8[t], t, "s" if t > 1 else "") for t in threads_list))
     L.append("* edgerun: `edgerun bench --runs %d --warmup 3`%s; LiteRT.js: @litertjs/core 2.5.3 (XNNPACK, "
              "WebAssembly with relaxed SIMD; the threaded build for 2 threads), LSTM models on @tensorflow/tfjs-tflite "
              "(classic interpreter, one thread) because LiteRT.js rejects variable tensors; ONNX Runtime: "
              "onnxruntime-node 1.30.0 (native CPU provider). Each cell is the median over %d alternating rounds of "
-             "the per-round median of %d runs." % (a.runs, (" --delegate " + a.delegate) if a.delegate else "",
+             "the per-round median of %d runs; \"of the fastest runs\" is the ratio of the minimum latencies, which "
+             "load from other processes disturbs least." % (a.runs, (" --delegate " + a.delegate) if a.delegate else "",
                                                    a.rounds, a.runs))
     L.append("* GOP/s counts 2 operations per multiply-accumulate of conv, depthwise, fully connected, matmul and "
-             "LSTM layers (`edgerun bench` prints the count); \"% peak\" is edgerun's GOP/s over the FP32 FMA peak at "
-             "the same thread count, for float models only.")
+             "LSTM layers (`edgerun bench` prints the count); \"% peak\" is edgerun's GOP/s over the peak at the same "
+             "thread count: the FP32 FMA peak for float models, the int8 VNNI peak for quantized ones.")
     L.append("")
     L.append("## Median latency (ms) and the ratio edgerun / LiteRT.js")
     L.append("")
-    L.append("| model | threads | edgerun | LiteRT.js | edgerun / LiteRT | GOP per run | edgerun GOP/s | LiteRT GOP/s | "
-             "edgerun % FP32 peak | max abs diff of output 0 |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| model | threads | edgerun | LiteRT.js | edgerun / LiteRT | same, of the fastest runs | GOP per run | "
+             "edgerun GOP/s | LiteRT GOP/s | edgerun % peak | max abs diff of output 0 |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         ratio = r["edgerun"] / r["litert"] if r["edgerun"] and r["litert"] else None
         gops = lambda ms: r["ops"] / (ms * 1e6) if r["ops"] and ms else None
-        pct = 100 * gops(r["edgerun"]) / peak[r["threads"]] if r["float"] and gops(r["edgerun"]) else None
+        ref = peak.get(r["threads"]) if r["float"] else peak_int8.get(r["threads"])
+        pct = 100 * gops(r["edgerun"]) / ref if ref and gops(r["edgerun"]) else None
         lite = fmt(r["litert"]) if r["litert"] else ("n/a (1 thread only)" if r["backend"] == "tfjs-tflite" else "failed")
-        L.append("| %s%s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        ratio_min = r["edgerun_min"] / r["litert_min"] if r["edgerun_min"] and r["litert_min"] else None
+        L.append("| %s%s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["label"], " (tfjs-tflite)" if r["backend"] == "tfjs-tflite" else "", r["threads"], fmt(r["edgerun"]),
-            lite, fmt(ratio), ("%.3g" % (r["ops"] / 1e9)) if r["ops"] else "—", fmt(gops(r["edgerun"]), 1),
+            lite, fmt(ratio), fmt(ratio_min), ("%.3g" % (r["ops"] / 1e9)) if r["ops"] else "—", fmt(gops(r["edgerun"]), 1),
             fmt(gops(r["litert"]), 1), fmt(pct, 1) + ("%" if pct else ""),
             "" if r["agree"] is None else ("%.3g" % r["agree"])))
     L.append("")
@@ -342,7 +359,7 @@ def write_markdown(a, rows, profiles, peak, peak_raw, started, load_start, load_
             g = r["ops"] / (r["ort"] * 1e6) if r["ops"] else None
             L.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["threads"], fmt(r["edgerun"]), fmt(r["ort"]), fmt(r["edgerun"] / r["ort"] if r["edgerun"] else None),
-                fmt(r["litert"]), fmt(g, 1), fmt(100 * g / peak[r["threads"]] if g else None, 1) + "%",
+                fmt(r["litert"]), fmt(g, 1), (fmt(100 * g / peak[r["threads"]], 1) + "%") if g else "—",
                 "" if r["agree_ort"] is None else "%.3g" % r["agree_ort"]))
         L.append("")
     ints = {r["label"]: r for r in rows if r["threads"] == threads_list[0]}

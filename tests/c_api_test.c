@@ -2,7 +2,10 @@
  * of include/edgerun/c_api.h on conformance models, their error paths, and the ABI details
  * (enum values, struct layout) that programs built for TFLite rely on.
  *
- * Usage: c_api_test SHARED_DIR   (exits 77, "skipped", when SHARED_DIR/conformance is absent) */
+ * Usage: c_api_test SHARED_DIR [CUSTOM_OP_MODEL]
+ *   The tests on corpus models are skipped (with a message) when SHARED_DIR/conformance is
+ *   absent. CUSTOM_OP_MODEL is the model the build writes from tests/c_api_custom_op_model.json
+ *   (one custom op, EdgerunTestScale). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -107,6 +110,7 @@ static void TestVersionsAndHelpers(void) {
   CHECK(TfLiteIntArrayGetSizeInBytes(3) == sizeof(int) * 4);
   TfLiteIntArrayFree(a);
   TfLiteIntArrayFree(b);
+  CHECK(TfLiteFloatArrayGetSizeInBytes(2) == (int)(sizeof(int) + 2 * sizeof(float)));
   TfLiteFloatArray* f = TfLiteFloatArrayCreate(2);
   CHECK(f != NULL && f->size == 2);
   TfLiteFloatArrayFree(f);
@@ -447,6 +451,8 @@ static void TestVariables(void) {
     TfLiteTensor* state = TfLiteInterpreterGetVariableTensor(interpreter, 0);
     CHECK(state != NULL && state->is_variable);
     CHECK(TfLiteInterpreterGetVariableTensor(interpreter, count) == NULL);
+    TfLiteTensor* input = TfLiteInterpreterGetInputTensor(interpreter, 0);
+    memset(TfLiteTensorData(input), 0, TfLiteTensorByteSize(input));
     CHECK(TfLiteInterpreterInvoke(interpreter) == kTfLiteOk);
     CHECK(TfLiteInterpreterResetVariableTensors(interpreter) == kTfLiteOk);
     TfLiteInterpreterDelete(interpreter);
@@ -454,24 +460,174 @@ static void TestVariables(void) {
   TfLiteModelDelete(model);
 }
 
+/* ---- custom ops: kernels written against TFLite's TfLiteRegistration */
+
+typedef struct {
+  int init, free, prepare, invoke;
+  float scale_seen;
+} KernelCalls;
+static KernelCalls g_calls;
+
+typedef struct {
+  float scale;
+} ScaleData;
+
+static void* ScaleInit(TfLiteContext* context, const char* buffer, size_t length) {
+  ++g_calls.init;
+  ScaleData* data = (ScaleData*)malloc(sizeof(ScaleData));
+  data->scale = length > 0 ? (float)(unsigned char)buffer[0] : 1.0f;
+  return data;
+}
+
+static void ScaleFree(TfLiteContext* context, void* buffer) {
+  ++g_calls.free;
+  free(buffer);
+}
+
+static TfLiteStatus ScalePrepare(TfLiteContext* context, TfLiteNode* node) {
+  ++g_calls.prepare;
+  TF_LITE_ENSURE_EQ(context, node->inputs->size, 1);
+  TF_LITE_ENSURE_EQ(context, node->outputs->size, 1);
+  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
+  TfLiteTensor* output = context->GetTensor(context, node->outputs->data[0]);
+  TF_LITE_ENSURE_TYPES_EQ(context, input->type, kTfLiteFloat32);
+  TF_LITE_ENSURE(context, node->custom_initial_data_size == 1);
+  return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
+}
+
+static TfLiteStatus ScaleInvoke(TfLiteContext* context, TfLiteNode* node) {
+  ++g_calls.invoke;
+  const ScaleData* data = (const ScaleData*)node->user_data;
+  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
+  TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
+  TF_LITE_ENSURE(context, input->data.f != NULL && output->data.f != NULL);
+  g_calls.scale_seen = data->scale;
+  float* scratch = NULL;
+  TF_LITE_ENSURE_STATUS(context->AllocateBufferForEval(context, input->bytes, (void**)&scratch));
+  const int n = (int)(input->bytes / sizeof(float));
+  for (int i = 0; i < n; ++i) scratch[i] = input->data.f[i] * data->scale;
+  memcpy(output->data.f, scratch, input->bytes);
+  return kTfLiteOk;
+}
+
+/* Sizes its output only when it runs (TFLite's SetTensorToDynamic + ResizeTensor in invoke). */
+static TfLiteStatus DynamicPrepare(TfLiteContext* context, TfLiteNode* node) {
+  context->tensors[node->outputs->data[0]].allocation_type = kTfLiteDynamic;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus DynamicInvoke(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
+  TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
+  const int doubled[1] = {2 * input->dims->data[0]};
+  TF_LITE_ENSURE_STATUS(context->ResizeTensorExplicit(context, output, 1, doubled));
+  TF_LITE_ENSURE(context, output->data.f != NULL && output->bytes == 2 * input->bytes);
+  for (int i = 0; i < doubled[0]; ++i) output->data.f[i] = input->data.f[i % input->dims->data[0]];
+  return kTfLiteOk;
+}
+
+static TfLiteStatus FailingPrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_MSG(context, node->inputs->size == 7, "edgerun test kernel refuses %d inputs", node->inputs->size);
+  return kTfLiteOk;
+}
+
+static TfLiteInterpreter* WithKernel(TfLiteModel* model, const TfLiteRegistration* registration, Captured* captured) {
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, Capture, captured);
+  TfLiteInterpreterOptionsAddCustomOp(options, "EdgerunTestScale", registration, 1, 1);
+  TfLiteInterpreter* interpreter = TfLiteInterpreterCreate(model, options);
+  TfLiteInterpreterOptionsDelete(options); /* the interpreter keeps the kernel */
+  return interpreter;
+}
+
+static void TestCustomOps(const char* model_path) {
+  TfLiteModel* model = TfLiteModelCreateFromFile(model_path);
+  CHECK(model != NULL);
+  if (model == NULL) return;
+  Captured captured = {0, ""};
+  /* Without a kernel the op is unresolved, and the message says how to register one. */
+  TfLiteInterpreterOptions* plain = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(plain, Capture, &captured);
+  CHECK(TfLiteInterpreterCreate(model, plain) == NULL);
+  CHECK(strstr(captured.last, "EdgerunTestScale") != NULL);
+  TfLiteInterpreterOptionsDelete(plain);
+
+  TfLiteRegistration scale = {.init = ScaleInit, .free = ScaleFree, .prepare = ScalePrepare, .invoke = ScaleInvoke};
+  memset(&g_calls, 0, sizeof(g_calls));
+  TfLiteInterpreter* interpreter = WithKernel(model, &scale, &captured);
+  CHECK(interpreter != NULL);
+  if (interpreter != NULL) {
+    CHECK(g_calls.init == 1);
+    CHECK(TfLiteInterpreterAllocateTensors(interpreter) == kTfLiteOk);
+    CHECK(g_calls.prepare == 1);
+    const float x[4] = {1.0f, -2.0f, 0.5f, 8.0f};
+    float y[4] = {0};
+    CHECK(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interpreter, 0), x, sizeof(x)) == kTfLiteOk);
+    CHECK(TfLiteInterpreterInvoke(interpreter) == kTfLiteOk);
+    CHECK(g_calls.invoke == 1 && g_calls.scale_seen == 3.0f); /* from the op's custom_options */
+    CHECK(TfLiteTensorCopyToBuffer(TfLiteInterpreterGetOutputTensor(interpreter, 0), y, sizeof(y)) == kTfLiteOk);
+    CHECK(y[0] == 3.0f && y[1] == -6.0f && y[2] == 1.5f && y[3] == 24.0f);
+    /* Resizing the input reaches the kernel's prepare again. */
+    const int five[1] = {5};
+    CHECK(TfLiteInterpreterResizeInputTensor(interpreter, 0, five, 1) == kTfLiteOk);
+    CHECK(TfLiteInterpreterAllocateTensors(interpreter) == kTfLiteOk);
+    CHECK(g_calls.prepare == 2 && TfLiteTensorDim(TfLiteInterpreterGetOutputTensor(interpreter, 0), 0) == 5);
+    TfLiteInterpreterDelete(interpreter);
+    CHECK(g_calls.free == 1);
+  }
+
+  TfLiteRegistration dynamic = {.prepare = DynamicPrepare, .invoke = DynamicInvoke};
+  interpreter = WithKernel(model, &dynamic, &captured);
+  CHECK(interpreter != NULL);
+  if (interpreter != NULL) {
+    CHECK(TfLiteInterpreterAllocateTensors(interpreter) == kTfLiteOk);
+    const float x[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    float y[8] = {0};
+    CHECK(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interpreter, 0), x, sizeof(x)) == kTfLiteOk);
+    CHECK(TfLiteInterpreterInvoke(interpreter) == kTfLiteOk);
+    const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interpreter, 0);
+    CHECK(TfLiteTensorDim(out, 0) == 8 && out->allocation_type == kTfLiteDynamic);
+    CHECK(TfLiteTensorCopyToBuffer(out, y, sizeof(y)) == kTfLiteOk);
+    CHECK(y[0] == 1.0f && y[3] == 4.0f && y[4] == 1.0f && y[7] == 4.0f);
+    TfLiteInterpreterDelete(interpreter);
+  }
+
+  TfLiteRegistration failing = {.prepare = FailingPrepare, .invoke = ScaleInvoke};
+  interpreter = WithKernel(model, &failing, &captured);
+  CHECK(interpreter != NULL);
+  if (interpreter != NULL) {
+    captured.calls = 0;
+    CHECK(TfLiteInterpreterAllocateTensors(interpreter) == kTfLiteError);
+    CHECK(captured.calls == 1 && strstr(captured.last, "edgerun test kernel refuses 1 inputs") != NULL);
+    CHECK(strstr(captured.last, "EdgerunTestScale") != NULL); /* where: the op */
+    TfLiteInterpreterDelete(interpreter);
+  }
+
+  /* The context's delegate-only functions answer with an error, not a crash. */
+  TfLiteDelegate delegate = TfLiteDelegateCreate();
+  CHECK(delegate.Prepare == NULL && delegate.flags == kTfLiteDelegateFlagsNone);
+  TfLiteModelDelete(model);
+}
+
 int main(int argc, char** argv) {
   const char* shared = argc > 1 ? argv[1] : "../shared";
   snprintf(g_corpus, sizeof(g_corpus), "%s/conformance", shared);
+  TestAbi();
+  TestVersionsAndHelpers();
+  if (argc > 2) TestCustomOps(argv[2]);
   size_t size = 0;
   void* probe = ReadFile(CasePath("tflite_add", "model.tflite"), &size);
   if (probe == NULL) {
-    printf("SKIP c_api_test: no conformance corpus at %s\n", g_corpus);
-    return 77;
+    printf("SKIP the tests on corpus models: no conformance corpus at %s\n", g_corpus);
+  } else {
+    free(probe);
+    TestModelErrors();
+    TestFloatModel();
+    TestDynamicModel();
+    TestSignatures();
+    TestQuantizedModel();
+    TestVariables();
   }
-  free(probe);
-  TestAbi();
-  TestVersionsAndHelpers();
-  TestModelErrors();
-  TestFloatModel();
-  TestDynamicModel();
-  TestSignatures();
-  TestQuantizedModel();
-  TestVariables();
   printf("c_api: %d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

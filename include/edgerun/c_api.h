@@ -11,8 +11,8 @@
  * What differs from TFLite, by design:
  *  - delegates (TfLiteInterpreterOptionsAddDelegate) are accepted and not applied: every op runs on
  *    edgerun's own kernels, as in TFLite when a delegate claims no nodes;
- *  - custom kernels through TfLiteRegistration are not supported (TfLiteInterpreterCreate reports
- *    the model's custom ops that edgerun does not know).
+ *  - custom kernels (TfLiteInterpreterOptionsAddCustomOp) get a TfLiteContext with what kernels
+ *    use; the delegate-only parts of the context return kTfLiteError.
  *
  * Usage (the same as with TFLite):
  *   TfLiteModel* model = TfLiteModelCreateFromFile("model.tflite");
@@ -100,7 +100,7 @@ typedef enum TfLiteDimensionType {
 typedef struct TfLiteOpaqueContext TfLiteOpaqueContext;
 typedef struct TfLiteOpaqueNode TfLiteOpaqueNode;
 typedef struct TfLiteOpaqueTensor TfLiteOpaqueTensor;
-typedef struct TfLiteDelegate TfLiteDelegate;
+typedef struct TfLiteDelegate TfLiteDelegate; /* defined below */
 typedef struct TfLiteOpaqueDelegateStruct TfLiteOpaqueDelegateStruct;
 #if defined(TFLITE_WITH_STABLE_ABI) || defined(TFLITE_USE_OPAQUE_DELEGATE)
 typedef TfLiteOpaqueDelegateStruct TfLiteOpaqueDelegate;
@@ -240,6 +240,178 @@ TFL_CAPI_EXPORT extern TfLiteFloatArray* TfLiteFloatArrayCreate(int size);
 TFL_CAPI_EXPORT extern void TfLiteFloatArrayFree(TfLiteFloatArray* a);
 
 /* ------------------------------------------------------------------------------------------
+ * Kernels (common.h): what a custom op written for TFLite sees. TfLiteInterpreterOptionsAddCustomOp
+ * runs such a kernel inside edgerun; the context supports what kernels use (tensors, ResizeTensor,
+ * ReportError, persistent and scratch buffers, model metadata), not the delegate-only calls (they
+ * return kTfLiteError). */
+
+#define kTfLiteOptionalTensor (-1)
+
+typedef enum TfLiteExternalContextType {
+  kTfLiteEigenContext = 0,
+  kTfLiteGemmLowpContext = 1,
+  kTfLiteEdgeTpuContext = 2,
+  kTfLiteCpuBackendContext = 3,
+  kTfLiteLiteRtBufferContext = 4,
+  kTfLiteMaxExternalContexts = 5
+} TfLiteExternalContextType;
+
+struct TfLiteContext;
+struct TfLiteRegistration;
+struct TfLiteAsyncKernel;
+struct TfLiteOpaqueDelegateBuilder;
+typedef struct TfLiteDelegateParams TfLiteDelegateParams;
+typedef struct TfLiteOperator TfLiteOperator;
+
+typedef struct TfLiteExternalContext {
+  TfLiteExternalContextType type;
+  TfLiteStatus (*Refresh)(struct TfLiteContext* context);
+} TfLiteExternalContext;
+
+typedef struct TfLiteNode {
+  TfLiteIntArray* inputs;   /* tensor indices; kTfLiteOptionalTensor for an omitted input */
+  TfLiteIntArray* outputs;
+  TfLiteIntArray* intermediates;
+  TfLiteIntArray* temporaries;
+  void* user_data;          /* what the registration's init returned */
+  void* builtin_data;       /* NULL for custom ops */
+  const void* custom_initial_data; /* the op's custom_options */
+  int custom_initial_data_size;
+  struct TfLiteDelegate* delegate;
+  bool might_have_side_effect;
+} TfLiteNode;
+
+typedef struct TfLiteEvalTensor {
+  TfLitePtrUnion data;
+  TfLiteIntArray* dims;
+  TfLiteType type;
+} TfLiteEvalTensor;
+
+typedef struct TfLiteContext {
+  size_t tensors_size;
+  TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext* context, TfLiteIntArray** execution_plan);
+  TfLiteTensor* tensors;
+  void* impl_;
+  /* Takes ownership of new_size. */
+  TfLiteStatus (*ResizeTensor)(struct TfLiteContext*, TfLiteTensor* tensor, TfLiteIntArray* new_size);
+  void (*ReportError)(struct TfLiteContext*, const char* msg, ...);
+  TfLiteStatus (*AddTensors)(struct TfLiteContext*, int tensors_to_add, int* first_new_tensor_index);
+  TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext*, int node_index, TfLiteNode** node,
+                                         struct TfLiteRegistration** registration);
+  TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext*,
+                                                        struct TfLiteRegistration registration,
+                                                        const TfLiteIntArray* nodes_to_replace,
+                                                        struct TfLiteDelegate* delegate);
+  int recommended_num_threads;
+  TfLiteExternalContext* (*GetExternalContext)(struct TfLiteContext*, TfLiteExternalContextType);
+  void (*SetExternalContext)(struct TfLiteContext*, TfLiteExternalContextType, TfLiteExternalContext*);
+  bool allow_fp32_relax_to_fp16;
+  void* profiler;
+  void* (*AllocatePersistentBuffer)(struct TfLiteContext* ctx, size_t bytes);
+  TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext* ctx, size_t bytes, void** ptr);
+  TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext* ctx, size_t bytes, int* buffer_idx);
+  void* (*GetScratchBuffer)(struct TfLiteContext* ctx, int buffer_idx);
+  TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext* ctx, TfLiteTensor* tensor, int dims,
+                                       const int* shape);
+  TfLiteStatus (*PreviewDelegatePartitioning)(struct TfLiteContext* context,
+                                              const TfLiteIntArray* nodes_to_replace,
+                                              TfLiteDelegateParams** partition_params_array,
+                                              int* num_partitions);
+  TfLiteTensor* (*GetTensor)(const struct TfLiteContext* context, int tensor_idx);
+  TfLiteEvalTensor* (*GetEvalTensor)(const struct TfLiteContext* context, int tensor_idx);
+  TfLiteStatus (*GetModelMetadata)(const struct TfLiteContext* context, const char* name, const char** ptr,
+                                   size_t* bytes);
+  TfLiteStatus (*AcquireSubgraphContext)(struct TfLiteContext* context, int subgraph_index,
+                                         struct TfLiteContext** acquired_context);
+  TfLiteStatus (*ReleaseSubgraphContext)(struct TfLiteContext* context, int subgraph_index);
+} TfLiteContext;
+
+/* A kernel. edgerun calls init, free, prepare and invoke (the first four members, so that
+ * registrations compiled against older TFLite headers work too). */
+typedef struct TfLiteRegistration {
+  void* (*init)(TfLiteContext* context, const char* buffer, size_t length);
+  void (*free)(TfLiteContext* context, void* buffer);
+  TfLiteStatus (*prepare)(TfLiteContext* context, TfLiteNode* node);
+  TfLiteStatus (*invoke)(TfLiteContext* context, TfLiteNode* node);
+  const char* (*profiling_string)(const TfLiteContext* context, const TfLiteNode* node);
+  int32_t builtin_code;
+  const char* custom_name;
+  int version;
+  TfLiteOperator* registration_external;
+  struct TfLiteAsyncKernel* (*async_kernel)(TfLiteContext* context, TfLiteNode* node);
+  uint64_t inplace_operator;
+} TfLiteRegistration;
+
+typedef enum TfLiteDelegateFlags {
+  kTfLiteDelegateFlagsNone = 0,
+  kTfLiteDelegateFlagsAllowDynamicTensors = 1,
+  kTfLiteDelegateFlagsRequirePropagatedShapes = 2,
+  kTfLiteDelegateFlagsPerOperatorProfiling = 4,
+  kTfLiteDelegateFlagsHintFullyDelegatedToSingleDelegate = 8,
+} TfLiteDelegateFlags;
+
+struct TfLiteDelegate {
+  void* data_;
+  TfLiteStatus (*Prepare)(TfLiteContext* context, struct TfLiteDelegate* delegate);
+  TfLiteStatus (*CopyFromBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate,
+                                       TfLiteBufferHandle buffer_handle, TfLiteTensor* tensor);
+  TfLiteStatus (*CopyToBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate,
+                                     TfLiteBufferHandle buffer_handle, TfLiteTensor* tensor);
+  void (*FreeBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate, TfLiteBufferHandle* handle);
+  int64_t flags;
+  struct TfLiteOpaqueDelegateBuilder* opaque_delegate_builder;
+};
+
+/* A delegate with every member zero / NULL (kTfLiteNullBufferHandle-free, no flags). */
+TFL_CAPI_EXPORT extern TfLiteDelegate TfLiteDelegateCreate(void);
+
+/* The error-checking macros kernels are written with (same names and behaviour as TFLite's). */
+#define TF_LITE_KERNEL_LOG(context, ...)            \
+  do {                                              \
+    (context)->ReportError((context), __VA_ARGS__); \
+  } while (0)
+#define TF_LITE_MAYBE_KERNEL_LOG(context, ...)                           \
+  do {                                                                   \
+    if ((context) != NULL) (context)->ReportError((context), __VA_ARGS__); \
+  } while (0)
+#define TF_LITE_ENSURE_MSG(context, value, ...)                \
+  do {                                                         \
+    if (!(value)) {                                            \
+      TF_LITE_KERNEL_LOG((context), __FILE__ " " __VA_ARGS__); \
+      return kTfLiteError;                                     \
+    }                                                          \
+  } while (0)
+#define TF_LITE_ENSURE(context, a)                                                      \
+  do {                                                                                  \
+    if (!(a)) {                                                                         \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s was not true.", __FILE__, __LINE__, #a); \
+      return kTfLiteError;                                                              \
+    }                                                                                   \
+  } while (0)
+#define TF_LITE_ENSURE_STATUS(a) \
+  do {                           \
+    const TfLiteStatus s = (a);  \
+    if (s != kTfLiteOk) return s; \
+  } while (0)
+#define TF_LITE_ENSURE_OK(context, status) TF_LITE_ENSURE_STATUS(status)
+#define TF_LITE_ENSURE_EQ(context, a, b)                                                          \
+  do {                                                                                            \
+    if ((a) != (b)) {                                                                             \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s != %s (%d != %d)", __FILE__, __LINE__, #a, #b, \
+                         (int)(a), (int)(b));                                                     \
+      return kTfLiteError;                                                                        \
+    }                                                                                             \
+  } while (0)
+#define TF_LITE_ENSURE_TYPES_EQ(context, a, b)                                                   \
+  do {                                                                                           \
+    if ((a) != (b)) {                                                                            \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s != %s (%s != %s)", __FILE__, __LINE__, #a, #b, \
+                         TfLiteTypeGetName(a), TfLiteTypeGetName(b));                            \
+      return kTfLiteError;                                                                       \
+    }                                                                                            \
+  } while (0)
+
+/* ------------------------------------------------------------------------------------------
  * Opaque objects (c_api.h). */
 
 typedef struct TfLiteModel TfLiteModel;
@@ -300,6 +472,14 @@ TFL_CAPI_EXPORT extern void TfLiteInterpreterOptionsSetUseNNAPI(TfLiteInterprete
                                                                 bool enable);
 TFL_CAPI_EXPORT extern void TfLiteInterpreterOptionsSetEnableDelegateFallback(
     TfLiteInterpreterOptions* options, bool enable);
+/* Runs the model's custom op `name` (versions min_version..max_version) with a kernel written
+ * against TFLite's TfLiteRegistration (init / free / prepare / invoke are used). The options keep
+ * a copy of `name` and of the four function pointers; the kernel's code must outlive the
+ * interpreters. Replaces edgerun's own kernel of that name, if any. */
+TFL_CAPI_EXPORT extern void TfLiteInterpreterOptionsAddCustomOp(TfLiteInterpreterOptions* options,
+                                                                const char* name,
+                                                                const TfLiteRegistration* registration,
+                                                                int32_t min_version, int32_t max_version);
 
 /* ------------------------------------------------------------------------------------------
  * Interpreter. */

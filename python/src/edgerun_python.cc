@@ -226,6 +226,10 @@ class InterpreterWrapper {
     Tensor& t = *s->tensor(tensor_index);
     py::array array = py::array::ensure(value, py::array::c_style);
     if (!array) ThrowValueError("Cannot set tensor: the value is not convertible to a numpy array");
+    if (array.dtype().attr("byteorder").cast<std::string>() == ">") {
+      // Big-endian data: copy into native byte order rather than reinterpret its bytes.
+      array = py::array::ensure(array.attr("astype")(array.dtype().attr("newbyteorder")("=")), py::array::c_style);
+    }
     TensorType type;
     if (!TypeOfArray(array, &type) || type != t.type) {
       ThrowValueError(edgerun::StrCat("Cannot set tensor: Got value of type ", TypeNameOfArray(array),

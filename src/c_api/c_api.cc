@@ -15,15 +15,16 @@
 #include <utility>
 #include <vector>
 
+#include "c_api/internal.h"
 #include "core/subgraph.h"
 #include "edgerun/interpreter.h"
 #include "edgerun/model.h"
 
-namespace {
-
-using edgerun::Status;
+namespace edgerun::capi {
 
 constexpr const char* kVersion = "2.18.0+edgerun.0.1.0";
+
+namespace {
 
 void StderrReporter(void*, const char* format, va_list args) {
   std::fputs("ERROR: ", stderr);
@@ -38,17 +39,15 @@ void CallReporter(TfLiteErrorReporterFunction fn, void* user_data, const char* f
   va_end(args);
 }
 
-struct Reporter {
-  TfLiteErrorReporterFunction fn = nullptr;
-  void* user_data = nullptr;
-  void Report(const std::string& message) const {
-    CallReporter(fn ? fn : StderrReporter, user_data, "%s", message.c_str());
-  }
-};
+}  // namespace
+
+void Reporter::Report(const std::string& message) const {
+  CallReporter(fn ? fn : StderrReporter, user_data, "%s", message.c_str());
+}
 
 // The C enum differs from the schema's numbering (kTfLiteNoType is 0); float8 types have no
 // TfLiteType.
-TfLiteType ToTfLiteType(edgerun::TensorType type) {
+TfLiteType ToTfLiteType(TensorType type) {
   using T = edgerun::TensorType;
   switch (type) {
     case T::kFloat32: return kTfLiteFloat32;
@@ -76,7 +75,9 @@ TfLiteType ToTfLiteType(edgerun::TensorType type) {
   }
 }
 
-TfLiteAllocationType ToAllocationType(edgerun::Allocation allocation) {
+namespace {
+
+TfLiteAllocationType ToAllocationType(Allocation allocation) {
   using A = edgerun::Allocation;
   switch (allocation) {
     case A::kConstant: return kTfLiteMmapRo;
@@ -94,6 +95,8 @@ TfLiteIntArray* NewIntArray(const std::vector<int32_t>& values) {
   return array;
 }
 
+}  // namespace
+
 // Runs `body`, turning a C++ exception (out of memory) into a reported error.
 template <class Body>
 TfLiteStatus Guarded(const Reporter& reporter, Body&& body) {
@@ -109,7 +112,68 @@ TfLiteStatus Guarded(const Reporter& reporter, Body&& body) {
   return kTfLiteError;
 }
 
-}  // namespace
+MirrorStorage::~MirrorStorage() {
+  TfLiteIntArrayFree(dims_);
+  TfLiteIntArrayFree(dims_signature_);
+  TfLiteFloatArrayFree(affine_.scale);
+  TfLiteIntArrayFree(affine_.zero_point);
+}
+
+void MirrorStorage::Sync(const Tensor& t, bool memory_valid, TfLiteTensor* out) {
+  if (!initialized_) {
+    initialized_ = true;
+    *out = TfLiteTensor();
+    out->buffer_handle = kTfLiteNullBufferHandle;
+    const QuantizationParams& q = t.quantization;
+    if (!q.scale.empty()) {
+      affine_.scale = TfLiteFloatArrayCreate(static_cast<int>(q.scale.size()));
+      affine_.zero_point = TfLiteIntArrayCreate(static_cast<int>(q.zero_point.size()));
+      if (affine_.scale != nullptr && affine_.zero_point != nullptr) {
+        for (size_t i = 0; i < q.scale.size(); ++i) affine_.scale->data[i] = q.scale[i];
+        for (size_t i = 0; i < q.zero_point.size(); ++i) affine_.zero_point->data[i] = static_cast<int>(q.zero_point[i]);
+        affine_.quantized_dimension = q.quantized_dimension;
+      }
+    }
+    if (!t.shape_signature.empty()) dims_signature_ = NewIntArray(t.shape_signature);
+  }
+  out->type = ToTfLiteType(t.type);
+  const int rank = t.rank();
+  if (dims_ == nullptr || dims_->size != rank) {
+    TfLiteIntArrayFree(dims_);
+    dims_ = TfLiteIntArrayCreate(rank);
+  }
+  if (dims_ != nullptr) {
+    for (int i = 0; i < rank; ++i) dims_->data[i] = t.shape[i];
+  }
+  out->dims = dims_;
+  out->dims_signature = dims_signature_;
+  const auto& q = t.quantization;
+  out->params = (q.scale.size() == 1 && q.zero_point.size() == 1)
+                    ? TfLiteQuantizationParams{q.scale[0], static_cast<int32_t>(q.zero_point[0])}
+                    : TfLiteQuantizationParams{0.0f, 0};
+  if (affine_.scale != nullptr && affine_.zero_point != nullptr) {
+    out->quantization.type = kTfLiteAffineQuantization;
+    out->quantization.params = &affine_;
+  }
+  out->allocation_type = ToAllocationType(t.allocation);
+  out->data.data = memory_valid ? t.data : nullptr;
+  size_t bytes = 0;
+  if (out->data.data != nullptr) {
+    bytes = t.bytes;
+  } else if (!TensorBytes(t.type, t.num_elements(), &bytes)) {
+    bytes = 0;
+  }
+  out->bytes = bytes;
+  out->name = t.name.c_str();
+  out->is_variable = t.is_variable;
+}
+
+}  // namespace edgerun::capi
+
+using edgerun::Status;
+using edgerun::capi::Guarded;
+using edgerun::capi::kVersion;
+using edgerun::capi::Reporter;
 
 // A TfLiteTensor (first member, so that the pointers convert) and what it mirrors.
 struct TensorMirror {
@@ -117,69 +181,20 @@ struct TensorMirror {
   const edgerun::Tensor* source;
   edgerun::Subgraph* subgraph;
   TfLiteInterpreter* owner;
-  TfLiteAffineQuantization affine;
+  edgerun::capi::MirrorStorage storage;
 
   TensorMirror(const edgerun::Tensor* source_tensor, edgerun::Subgraph* owner_subgraph,
                TfLiteInterpreter* owner_interpreter)
-      : tensor(), source(source_tensor), subgraph(owner_subgraph), owner(owner_interpreter), affine() {
-    tensor.buffer_handle = kTfLiteNullBufferHandle;
-    const edgerun::QuantizationParams& q = source->quantization;
-    if (!q.scale.empty()) {
-      affine.scale = TfLiteFloatArrayCreate(static_cast<int>(q.scale.size()));
-      affine.zero_point = TfLiteIntArrayCreate(static_cast<int>(q.zero_point.size()));
-      if (affine.scale != nullptr && affine.zero_point != nullptr) {
-        for (size_t i = 0; i < q.scale.size(); ++i) affine.scale->data[i] = q.scale[i];
-        for (size_t i = 0; i < q.zero_point.size(); ++i) {
-          affine.zero_point->data[i] = static_cast<int>(q.zero_point[i]);
-        }
-        affine.quantized_dimension = q.quantized_dimension;
-        tensor.quantization.type = kTfLiteAffineQuantization;
-        tensor.quantization.params = &affine;
-      }
-    }
-    if (!source->shape_signature.empty()) tensor.dims_signature = NewIntArray(source->shape_signature);
+      : tensor(), source(source_tensor), subgraph(owner_subgraph), owner(owner_interpreter) {
     Sync();
   }
-  ~TensorMirror() {
-    TfLiteIntArrayFree(tensor.dims);
-    TfLiteIntArrayFree(const_cast<TfLiteIntArray*>(tensor.dims_signature));
-    TfLiteFloatArrayFree(affine.scale);
-    TfLiteIntArrayFree(affine.zero_point);
-  }
-  TensorMirror(const TensorMirror&) = delete;
-  TensorMirror& operator=(const TensorMirror&) = delete;
 
-  // Copies what may have changed since the last call: shape, memory, size.
+  // Arena memory is only valid after AllocateTensors: after a resize it may be too small.
   void Sync() {
-    const edgerun::Tensor& t = *source;
-    tensor.type = ToTfLiteType(t.type);
-    const int rank = t.rank();
-    if (tensor.dims == nullptr || tensor.dims->size != rank) {
-      TfLiteIntArrayFree(tensor.dims);
-      tensor.dims = TfLiteIntArrayCreate(rank);
-    }
-    if (tensor.dims != nullptr) {
-      for (int i = 0; i < rank; ++i) tensor.dims->data[i] = t.shape[i];
-    }
-    const auto& q = t.quantization;
-    tensor.params = (q.scale.size() == 1 && q.zero_point.size() == 1)
-                        ? TfLiteQuantizationParams{q.scale[0], static_cast<int32_t>(q.zero_point[0])}
-                        : TfLiteQuantizationParams{0.0f, 0};
-    tensor.allocation_type = ToAllocationType(t.allocation);
-    // Arena memory is only valid after AllocateTensors: after a resize it may be too small.
-    const bool planned = t.allocation == edgerun::Allocation::kConstant ||
-                         t.allocation == edgerun::Allocation::kPersistent ||
-                         !subgraph->needs_allocation();
-    tensor.data.data = planned ? t.data : nullptr;
-    size_t bytes = 0;
-    if (tensor.data.data != nullptr) {
-      bytes = t.bytes;
-    } else if (!edgerun::TensorBytes(t.type, t.num_elements(), &bytes)) {
-      bytes = 0;
-    }
-    tensor.bytes = bytes;
-    tensor.name = t.name.c_str();
-    tensor.is_variable = t.is_variable;
+    const bool memory_valid = source->allocation == edgerun::Allocation::kConstant ||
+                              source->allocation == edgerun::Allocation::kPersistent ||
+                              !subgraph->needs_allocation();
+    storage.Sync(*source, memory_valid, &tensor);
   }
 };
 
@@ -191,6 +206,7 @@ struct TfLiteInterpreterOptions {
   int32_t num_threads = -1;
   std::vector<TfLiteOpaqueDelegate*> delegates;
   Reporter reporter;
+  std::vector<edgerun::capi::CustomKernel> custom_ops;
 };
 
 struct TfLiteInterpreter {
@@ -408,6 +424,35 @@ TfLiteStatus TfLiteInterpreterOptionsEnableCancellation(TfLiteInterpreterOptions
   return options != nullptr ? kTfLiteOk : kTfLiteError;
 }
 
+void TfLiteInterpreterOptionsAddCustomOp(TfLiteInterpreterOptions* options, const char* name,
+                                         const TfLiteRegistration* registration, int32_t min_version,
+                                         int32_t max_version) {
+  if (options == nullptr || name == nullptr || registration == nullptr) {
+    ReportNull("TfLiteInterpreterOptionsAddCustomOp", options == nullptr ? "options"
+                                                      : name == nullptr  ? "name"
+                                                                         : "registration");
+    return;
+  }
+  edgerun::capi::CustomKernel kernel;
+  kernel.name = name;
+  // Only the first four members: they exist in every version of TfLiteRegistration.
+  kernel.init = registration->init;
+  kernel.free = registration->free;
+  kernel.prepare = registration->prepare;
+  kernel.invoke = registration->invoke;
+  kernel.min_version = min_version;
+  kernel.max_version = max_version < min_version ? min_version : max_version;
+  try {
+    options->custom_ops.push_back(std::move(kernel));
+  } catch (const std::bad_alloc&) {
+  }
+}
+
+TfLiteDelegate TfLiteDelegateCreate(void) {
+  TfLiteDelegate delegate{};
+  return delegate;
+}
+
 void TfLiteInterpreterOptionsSetUseNNAPI(TfLiteInterpreterOptions*, bool) {}
 void TfLiteInterpreterOptionsSetEnableDelegateFallback(TfLiteInterpreterOptions*, bool) {}
 
@@ -426,7 +471,11 @@ TfLiteInterpreter* TfLiteInterpreterCreate(const TfLiteModel* model,
     if (optional_options != nullptr && optional_options->num_threads > 0) {
       options.num_threads = optional_options->num_threads;
     }
-    auto impl = edgerun::Interpreter::Create(model->model, options);
+    edgerun::BuiltinOpResolver resolver;
+    if (optional_options != nullptr) {
+      for (const auto& kernel : optional_options->custom_ops) resolver.AddCustom(edgerun::capi::MakeCustomOp(kernel));
+    }
+    auto impl = edgerun::Interpreter::Create(model->model, resolver, options);
     if (!impl.ok()) return impl.status();
     interpreter = std::make_unique<TfLiteInterpreter>();
     interpreter->impl = std::move(impl).value();

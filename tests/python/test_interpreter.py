@@ -312,3 +312,12 @@ def test_ops_details():
     assert all(t is np.float32 for op in ops for t in op["operand_types"] + op["result_types"])
     with pytest.raises(ValueError, match="Invalid node index"):
         interpreter._get_op_details(len(ops))
+
+
+def test_set_tensor_converts_byte_order():
+    interpreter = edgerun.Interpreter(model_path=model_path("tflite_add"))
+    interpreter.allocate_tensors()
+    index = interpreter.get_input_details()[0]["index"]
+    value = np.linspace(-1, 1, 192, dtype=np.float32).reshape(1, 8, 8, 3)
+    interpreter.set_tensor(index, value.astype(">f4"))
+    np.testing.assert_array_equal(interpreter.get_tensor(index), value)

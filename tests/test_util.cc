@@ -4,14 +4,20 @@
 
 namespace edgerun::testing {
 
-Status TryBuild(const std::vector<uint8_t>& bytes, std::unique_ptr<Interpreter>* out) {
+Status TryBuild(const std::vector<uint8_t>& bytes, std::unique_ptr<Interpreter>* out, InterpreterOptions options) {
   auto model = Model::FromBufferCopy(bytes.data(), bytes.size(), "test.tflite");
   if (!model.ok()) return model.status();
-  auto interpreter = Interpreter::Create(*model);
+  auto interpreter = Interpreter::Create(*model, options);
   if (!interpreter.ok()) return interpreter.status();
   Status st = (*interpreter)->AllocateTensors();
   if (out) *out = std::move(*interpreter);
   return st;
+}
+
+InterpreterOptions TfliteReferenceArithmetic() {
+  InterpreterOptions options;
+  options.int8_arithmetic = Int8Arithmetic::kTfliteReference;
+  return options;
 }
 
 std::unique_ptr<Interpreter> Build(const std::vector<uint8_t>& bytes, InterpreterOptions options) {

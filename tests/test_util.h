@@ -15,8 +15,12 @@ namespace edgerun::testing {
 
 // Builds and allocates; fails the test (and returns null) on any error.
 std::unique_ptr<Interpreter> Build(const std::vector<uint8_t>& bytes, InterpreterOptions options = {});
+// Options that run 8-bit ops with TFLite's reference kernels' arithmetic instead of LiteRT's
+// default (XNNPACK) arithmetic.
+InterpreterOptions TfliteReferenceArithmetic();
 // Builds without allocating; returns the error of Create or AllocateTensors (OK when both work).
-Status TryBuild(const std::vector<uint8_t>& bytes, std::unique_ptr<Interpreter>* out = nullptr);
+Status TryBuild(const std::vector<uint8_t>& bytes, std::unique_ptr<Interpreter>* out = nullptr,
+                InterpreterOptions options = {});
 
 template <class T>
 void SetInput(Interpreter& interpreter, int position, const std::vector<T>& values) {
@@ -68,8 +72,8 @@ class SingleOp {
     b.SetOutputs(outputs_);
     return b.Finish();
   }
-  std::unique_ptr<Interpreter> Build() { return testing::Build(Bytes()); }
-  Status TryBuild() { return testing::TryBuild(Bytes()); }
+  std::unique_ptr<Interpreter> Build(InterpreterOptions options = {}) { return testing::Build(Bytes(), options); }
+  Status TryBuild(InterpreterOptions options = {}) { return testing::TryBuild(Bytes(), nullptr, options); }
 
  private:
   tflite::BuiltinOperator op_;

@@ -1,6 +1,7 @@
 // ADD: a + b with broadcasting and a fused activation. Quantized uint8 / int8 / int16 follow
 // TFLite's integer kernels bit for bit: general scales (20 or 15 bits of headroom, one multiplier
-// per input) and, for int16 with power-of-two scales, the shift-only path.
+// per input) and, for int16 with power-of-two scales, the shift-only path. In kLiteRtDefault mode
+// the 8-bit nodes LiteRT hands to XNNPACK use its arithmetic (quant/xnnpack_compat.h).
 #include "ops/binary_op.h"
 
 namespace edgerun::ops {
@@ -22,7 +23,7 @@ Status Prepare(OpContext& ctx, BinaryOpState& state) {
        TensorType::kInt16}));
   const auto* options = Options<tflite::AddOptions>(ctx);
   // Without options TFLite's parameters are zeroed: general scales.
-  return PrepareQuantizedAddSub(ctx, state, options ? options->pot_scale_int16() : false);
+  return PrepareQuantizedAddSub(ctx, state, options ? options->pot_scale_int16() : false, /*subtract=*/false);
 }
 
 Status Eval(OpContext& ctx, BinaryOpState& state) {
@@ -30,6 +31,10 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   switch (state.kind) {
     case BinaryKind::kQuantized:
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedAddSub(a, b, q, false); });
+    case BinaryKind::kXnnpackAddSub: {
+      const quant::xnn::AddParams& p = state.xnn_add;
+      return EvalQuantizedBinary(ctx, [&p](int32_t a, int32_t b) { return quant::xnn::Add(p, a, b); });
+    }
     case BinaryKind::kPotInt16:
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::PotInt16AddSub(a, b, q, false); });
     default: return EvalArithmetic(ctx, state, AddFn{});

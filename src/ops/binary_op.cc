@@ -1,5 +1,6 @@
 #include "ops/binary_op.h"
 
+#include "ops/xnnpack_util.h"
 #include "quant/arith_helpers.h"
 
 namespace edgerun::ops {
@@ -63,13 +64,24 @@ bool PreparePotInt16(const OpContext& ctx, reference::QuantizedBinaryParams* q) 
 
 }  // namespace
 
-Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16) {
+Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16, bool subtract) {
   state.kind = BinaryKind::kPlain;
   if (!UsesQuantizedKernel(ctx)) return Status::Ok();
   ER_RETURN_IF_ERROR(CheckAllQuantized(ctx));
   const Tensor* a = ctx.input(0);
   const Tensor* b = ctx.input(1);
   const Tensor* out = ctx.output(0);
+  // LiteRT's XNNPACK delegate runs the 8-bit nodes it takes; TFLite's kernel (and its checks)
+  // the others.
+  if (XnnpackTakes8Bit(ctx, 2)) {
+    int32_t min = 0, max = 0;
+    XnnpackActivationBounds(state.activation, out, &min, &max);
+    if (quant::xnn::PrepareAdd(a->scale(), a->zero_point(), b->scale(), b->zero_point(), out->scale(),
+                               out->zero_point(), subtract, min, max, &state.xnn_add)) {
+      state.kind = BinaryKind::kXnnpackAddSub;
+      return Status::Ok();
+    }
+  }
   reference::QuantizedBinaryParams& q = state.q;
   QuantizedActivationRange(state.activation, out, &q.act_min, &q.act_max);
   if (out->type == TensorType::kInt16 && pot_scale_int16 && PreparePotInt16(ctx, &q)) {
@@ -109,6 +121,21 @@ Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide)
     return Status::Ok();
   }
   return QuantizeScale(ctx, real_multiplier, &q.output_multiplier, &q.output_shift);
+}
+
+bool PrepareXnnpackMul(OpContext& ctx, BinaryOpState& state) {
+  if (!XnnpackTakes8Bit(ctx, 2)) return false;
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  const Tensor* out = ctx.output(0);
+  int32_t min = 0, max = 0;
+  XnnpackActivationBounds(state.activation, out, &min, &max);
+  if (!quant::xnn::PrepareMul(a->scale(), a->zero_point(), b->scale(), b->zero_point(), out->scale(),
+                              out->zero_point(), min, max, &state.xnn_mul)) {
+    return false;
+  }
+  state.kind = BinaryKind::kXnnpackMul;
+  return true;
 }
 
 }  // namespace edgerun::ops

@@ -1,6 +1,7 @@
 // Shared machinery of the arithmetic binary ops (ADD, SUB, MUL, DIV): broadcast shapes, type
 // checks, fused activation, the float / plain-integer element loops and the quantized paths
-// (TFLite's integer kernels, see kernels/reference/integer_arithmetic.h).
+// (TFLite's integer kernels, see kernels/reference/integer_arithmetic.h, and for 8-bit ADD / SUB /
+// MUL in Int8Arithmetic::kLiteRtDefault mode XNNPACK's, see quant/xnnpack_compat.h).
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "kernels/reference/integer_arithmetic.h"
 #include "ops/op_util.h"
 #include "ops/quant_arith_util.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 
@@ -20,12 +22,16 @@ enum class BinaryKind {
   kQuantized,       // uint8 / int8 / int16 with general scales
   kPotInt16,        // int16 ADD/SUB with power-of-two scales (TFLite's pot_scale_int16 path)
   kInt16MulToInt8,  // MUL of two int16 Q0.15 tensors into an 8-bit output
+  kXnnpackAddSub,   // uint8 / int8 ADD or SUB with XNNPACK's arithmetic (LiteRT's default path)
+  kXnnpackMul,      // uint8 / int8 MUL with XNNPACK's arithmetic
 };
 
 struct BinaryOpState {
   Activation activation = Activation::kNone;
   BinaryKind kind = BinaryKind::kPlain;
   reference::QuantizedBinaryParams q;  // filled in prepare for the quantized kinds
+  quant::xnn::AddParams xnn_add;       // kXnnpackAddSub
+  quant::xnn::MulParams xnn_mul;       // kXnnpackMul
 };
 
 // Checks the two inputs and the output, sizes the output to the broadcast shape.
@@ -56,11 +62,15 @@ bool UsesQuantizedKernel(const OpContext& ctx);
 
 // ADD / SUB on quantized types: chooses TFLite's power-of-two int16 path (when
 // `pot_scale_int16` and every scale is a power of two with zero points 0) or the general one,
-// and computes the multipliers. Leaves plain types alone.
-Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16);
+// and computes the multipliers; 8-bit nodes that LiteRT's XNNPACK delegate takes run XNNPACK's
+// arithmetic in kLiteRtDefault mode. Leaves plain types alone.
+Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16, bool subtract);
 // MUL / DIV on quantized types: offsets, the output multiplier (s_a * s_b / s_out, or
 // s_a / (s_b * s_out) when `divide`) and the activation range.
 Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide);
+// 8-bit MUL that LiteRT's XNNPACK delegate takes, in kLiteRtDefault mode: switches `state` to
+// kXnnpackMul and returns true (false: TFLite's kernel runs the node).
+bool PrepareXnnpackMul(OpContext& ctx, BinaryOpState& state);
 
 // Integer clamp range of a fused activation (TFLite's CalculateActivationRange for ints).
 template <class T>

@@ -1,7 +1,10 @@
-// ELU: x < 0 ? exp(x) - 1 : x. int8 through a table built at prepare, as TFLite.
+// ELU: x < 0 ? exp(x) - 1 : x. int8 through a table built at prepare, as TFLite (in
+// kLiteRtDefault mode the table XNNPACK builds, whose final rounding differs).
 #include <cmath>
 
 #include "ops/activation_util.h"
+#include "ops/xnnpack_util.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 namespace {
@@ -14,7 +17,11 @@ Status Prepare(OpContext& ctx, Lut8State& state) {
   if (input->type == TensorType::kInt8) {
     ER_RETURN_IF_ERROR(RequireScale(ctx, input, "input"));
     ER_RETURN_IF_ERROR(RequireScale(ctx, ctx.output(0), "output"));
-    PopulateLut8(input, ctx.output(0), EluFloat, &state);
+    if (XnnpackTakes8Bit(ctx, 1)) {
+      PopulateXnnpackLut8(input, ctx.output(0), quant::xnn::Elu, &state);
+    } else {
+      PopulateLut8(input, ctx.output(0), EluFloat, &state);
+    }
   }
   return Status::Ok();
 }

@@ -1,10 +1,13 @@
 // LEAKY_RELU: x > 0 ? x : alpha * x. Quantized types rescale the two sides with their own
-// fixed-point multipliers (input_scale / output_scale and input_scale * alpha / output_scale).
+// fixed-point multipliers (input_scale / output_scale and input_scale * alpha / output_scale);
+// 8-bit nodes that LiteRT hands to XNNPACK use its 8-bit multipliers in kLiteRtDefault mode.
 #include <cmath>
 
 #include "kernels/reference/activation.h"
 #include "ops/activation_util.h"
+#include "ops/xnnpack_util.h"
 #include "quant/fixed_point.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 namespace {
@@ -12,6 +15,8 @@ namespace {
 struct LeakyReluState {
   float alpha = 0.0f;
   reference::LeakyReluQuantParams quant;
+  bool xnnpack = false;  // 8-bit with XNNPACK's arithmetic
+  quant::xnn::LeakyReluParams xnn;
 };
 
 // A multiplier of either sign: the magnitude split as usual, the sign kept on the integer part.
@@ -36,6 +41,10 @@ Status Prepare(OpContext& ctx, LeakyReluState& state) {
     ER_RETURN_IF_ERROR(RequireZeroPoint(ctx, output, "int16 output", 0));
   }
   if (!std::isfinite(state.alpha)) return ctx.Error("alpha ", state.alpha, " is not finite");
+  state.xnnpack = XnnpackTakes8Bit(ctx, 1) &&
+                  quant::xnn::PrepareLeakyRelu(input->scale(), input->zero_point(), output->scale(),
+                                               output->zero_point(), state.alpha, &state.xnn);
+  if (state.xnnpack) return Status::Ok();
   auto& q = state.quant;
   q.input_zero_point = input->zero_point();
   q.output_zero_point = output->zero_point();
@@ -52,6 +61,14 @@ Status Prepare(OpContext& ctx, LeakyReluState& state) {
 template <class T>
 void EvalQuantized(OpContext& ctx, const LeakyReluState& state) {
   const Tensor* input = ctx.input(0);
+  if constexpr (sizeof(T) == 1) {
+    if (state.xnnpack) {
+      MapUnary<T>(ctx, [&p = state.xnn](T x) {
+        return static_cast<T>(quant::xnn::LeakyRelu(p, x, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      });
+      return;
+    }
+  }
   reference::QuantizedLeakyRelu<T>(state.quant, input->data_as<T>(), ctx.output(0)->data_as<T>(),
                                    input->num_elements());
 }

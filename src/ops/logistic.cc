@@ -1,9 +1,12 @@
 // LOGISTIC: 1 / (1 + exp(-x)). uint8/int8 through a table built at prepare (output scale must be
-// 1/256), int16 in fixed point (see PrepareSigmoidInt16), as TFLite's default kernel.
+// 1/256), int16 in fixed point (see PrepareSigmoidInt16), as TFLite's default kernel. In
+// kLiteRtDefault mode 8-bit nodes use the table XNNPACK builds (any output scale).
 #include <cmath>
 
 #include "kernels/reference/activation.h"
 #include "ops/activation_util.h"
+#include "ops/xnnpack_util.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 namespace {
@@ -22,6 +25,10 @@ Status Prepare(OpContext& ctx, LogisticState& state) {
   const Tensor* output = ctx.output(0);
   if (IsQuantized8(input->type)) {
     ER_RETURN_IF_ERROR(RequireScale(ctx, input, "input"));
+    if (XnnpackTakes8Bit(ctx, 1)) {
+      PopulateXnnpackLut8(input, output, quant::xnn::Sigmoid, &state.lut);
+      return Status::Ok();
+    }
     if (output->scale() != 1.0f / 256) {
       return ctx.Error("output ", Describe(output), " must have scale 1/256, has ", output->scale());
     }

@@ -3,19 +3,31 @@
 // uint8 / int8 / int16 follow TFLite bit for bit: for 4-D uint8 / int8 with keep_dims over axes
 // {1, 2} (global average pooling) its dedicated kernel (bias and multiplier derived in float),
 // otherwise the integer kernel that folds 1 / count into the multiplier. An empty input gives
-// NaN (float) or 0.
+// NaN (float) or 0. In kLiteRtDefault mode 8-bit nodes with constant axes (those LiteRT hands to
+// XNNPACK) use XNNPACK's float rescaling: (sum - count * z_in) * (s_in / (s_out * count)),
+// rounded half to even.
+//
+// LiteRT.js 2.5.3 itself gives wrong int8 results when the reduced axes include the innermost
+// non-trivial one (its sums count some 16-element blocks twice and others not at all, depending on
+// the count); edgerun computes XNNPACK's intended arithmetic there (see tools/oracle_check).
 #include <cmath>
 #include <cstring>
 
 #include "kernels/reference/reduce.h"
 #include "ops/quant_arith_util.h"
 #include "ops/reduce_util.h"
+#include "ops/xnnpack_util.h"
 #include "quant/arith_helpers.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx, ReduceState& state) {
+struct MeanState : ReduceState {
+  bool xnnpack = false;  // 8-bit with XNNPACK's arithmetic
+};
+
+Status Prepare(OpContext& ctx, MeanState& state) {
   ER_RETURN_IF_ERROR(PrepareReduce(ctx, state,
                                    {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64, TensorType::kUInt8,
                                     TensorType::kInt8, TensorType::kInt16}));
@@ -24,6 +36,11 @@ Status Prepare(OpContext& ctx, ReduceState& state) {
   if (!IsQuantizedIntType(input->type)) return Status::Ok();
   ER_RETURN_IF_ERROR(CheckQuantized(ctx, input, "input"));
   ER_RETURN_IF_ERROR(CheckQuantized(ctx, output, "output"));
+  // The delegate needs constant int32 axes, at most a vector of them.
+  const Tensor* axes = ctx.input(1);
+  state.xnnpack = axes->is_constant() && axes->type == TensorType::kInt32 && axes->rank() <= 1 &&
+                  axes->num_elements() > 0 && XnnpackTakes8Bit(ctx, 1);
+  if (state.xnnpack) return Status::Ok();
   return QuantizeScale(ctx, static_cast<double>(input->scale()) / static_cast<double>(output->scale()),
                        &state.multiplier, &state.shift);
 }
@@ -94,6 +111,21 @@ void MeanQuantized(const Tensor* input, Tensor* output, const ReduceState& state
   }
 }
 
+// XNNPACK's 8-bit mean: the centered sum rescaled in float, rounded half to even.
+template <class T>
+void MeanXnnpack(const Tensor* input, Tensor* output, const ReduceState& state) {
+  const int64_t n = output->num_elements();
+  const std::vector<int32_t> sums = Sums<T, int32_t>(input, state, n);
+  const int64_t count = state.reduced_count;
+  const float scale = quant::xnn::MeanScale(input->scale(), output->scale(), count);
+  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  T* out = output->data_as<T>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t centered = int64_t{sums[i]} - count * input->zero_point();
+    out[i] = static_cast<T>(quant::xnn::Mean(centered, scale, output->zero_point(), lo, hi));
+  }
+}
+
 // TFLite runs its global-average-pooling kernel for 4-D uint8 / int8 with keep_dims over
 // exactly the axes {1, 2}.
 bool IsSpatialMean(const OpContext& ctx, const ReduceState& state) {
@@ -104,15 +136,17 @@ bool IsSpatialMean(const OpContext& ctx, const ReduceState& state) {
 }
 
 template <class T>
-void MeanQuantizedDispatch(OpContext& ctx, const ReduceState& state) {
-  if (IsSpatialMean(ctx, state)) {
+void MeanQuantizedDispatch(OpContext& ctx, const MeanState& state) {
+  if (state.xnnpack) {
+    MeanXnnpack<T>(ctx.input(0), ctx.output(0), state);
+  } else if (IsSpatialMean(ctx, state)) {
     MeanSpatialQuantized<T>(ctx.input(0), ctx.output(0), state);
   } else {
     MeanQuantized<T>(ctx.input(0), ctx.output(0), state);
   }
 }
 
-Status Eval(OpContext& ctx, ReduceState& state) {
+Status Eval(OpContext& ctx, MeanState& state) {
   ER_RETURN_IF_ERROR(ResolveReduce(ctx, state));
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
@@ -140,7 +174,7 @@ Status Eval(OpContext& ctx, ReduceState& state) {
 }  // namespace
 
 OpRegistration RegisterMean() {
-  return MakeBuiltinWithState<ReduceState>(tflite::BuiltinOperator_MEAN, 3,
+  return MakeBuiltinWithState<MeanState>(tflite::BuiltinOperator_MEAN, 3,
                                            "float32, int32, int64, quantized uint8 / int8 / int16", Prepare, Eval);
 }
 

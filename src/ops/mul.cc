@@ -1,6 +1,7 @@
 // MUL: a * b with broadcasting and a fused activation. Quantized uint8 / int8 / int16 rescale the
 // product of the centered values by s_a * s_b / s_out (TFLite's integer kernels); two int16
-// inputs may also give an int8 output (Q0.15 product / 256, as TFLite).
+// inputs may also give an int8 output (Q0.15 product / 256, as TFLite). In kLiteRtDefault mode
+// the 8-bit nodes LiteRT hands to XNNPACK rescale in float and round half to even.
 #include "ops/binary_op.h"
 
 namespace edgerun::ops {
@@ -33,6 +34,8 @@ Status Prepare(OpContext& ctx, BinaryOpState& state) {
   }
   ER_RETURN_IF_ERROR(CheckSameType(ctx, a, out, "input and output"));
   if (!UsesQuantizedKernel(ctx)) return Status::Ok();
+  // 8-bit nodes LiteRT's XNNPACK delegate takes run its arithmetic (kLiteRtDefault mode).
+  if (PrepareXnnpackMul(ctx, state)) return Status::Ok();
   ER_RETURN_IF_ERROR(PrepareQuantizedMulDiv(ctx, state, /*divide=*/false));
   // The product of two centered int16 values fits int32 only around zero points of 0.
   if (a->type == TensorType::kInt16 && (state.q.input1_offset != 0 || state.q.input2_offset != 0 ||
@@ -48,6 +51,10 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   switch (state.kind) {
     case BinaryKind::kQuantized:
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedMul(a, b, q); });
+    case BinaryKind::kXnnpackMul: {
+      const quant::xnn::MulParams& p = state.xnn_mul;
+      return EvalQuantizedBinary(ctx, [&p](int32_t a, int32_t b) { return quant::xnn::Mul(p, a, b); });
+    }
     case BinaryKind::kInt16MulToInt8:
       EvalQuantizedBinaryAs<int16_t, int8_t>(ctx, [&q](int32_t a, int32_t b) {
         return reference::Int16MulToInt8(static_cast<int16_t>(a), static_cast<int16_t>(b), q);

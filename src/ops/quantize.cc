@@ -2,10 +2,15 @@
 // from zero, as TFLite's reference kernel), clamped to the type; per-tensor or per-channel.
 // Between integer types (uint8, int8, int16, int32) it requantizes as TFLite's Requantize:
 // (q - z_in) * (s_in / s_out) in fixed point, + z_out, saturated to the output type.
+// In kLiteRtDefault mode the nodes LiteRT hands to XNNPACK (float -> uint8 / int8 per tensor, and
+// uint8 -> uint8 / int8 -> int8) use XNNPACK's arithmetic: x * (1 / scale) rounded half to even,
+// and an 8-bit multiplier rounded half up.
 #include <cmath>
 
 #include "kernels/reference/integer_arithmetic.h"
 #include "ops/quant_arith_util.h"
+#include "ops/xnnpack_util.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 namespace {
@@ -13,11 +18,31 @@ namespace {
 struct QuantizeState {
   int32_t multiplier = 0;  // requantization only
   int shift = 0;
+  // XNNPACK's arithmetic (kLiteRtDefault mode, 8-bit nodes the delegate takes).
+  bool xnnpack_from_float = false;
+  bool xnnpack_requantize = false;
+  quant::xnn::RequantizeParams xnn;
 };
+
+// The delegate converts float32 to a per-tensor 8-bit output (any rank up to 6).
+bool XnnpackQuantizesFloat(const OpContext& ctx) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.output(0);
+  if (!LiteRtDefaultArithmetic(ctx) || input->rank() > 6) return false;
+  for (int d = 0; d < input->rank(); ++d) {
+    if (input->dim(d) <= 0) return false;
+  }
+  return (output->type == TensorType::kInt8 || output->type == TensorType::kUInt8) &&
+         XnnpackQuantized8(output, output->type);
+}
 
 Status PrepareRequantize(OpContext& ctx, QuantizeState& state) {
   const Tensor* input = ctx.input(0);
   const Tensor* output = ctx.output(0);
+  state.xnnpack_requantize =
+      XnnpackTakes8Bit(ctx, 1) && quant::xnn::PrepareRequantize(input->scale(), input->zero_point(), output->scale(),
+                                                                output->zero_point(), &state.xnn);
+  if (state.xnnpack_requantize) return Status::Ok();
   if (input->quantization.per_channel() || output->quantization.per_channel()) {
     return ctx.Unsupported("per-channel requantization (", Describe(input), " -> ", Describe(output), ")");
   }
@@ -51,9 +76,13 @@ Status Prepare(OpContext& ctx, QuantizeState& state) {
   } else {
     ER_RETURN_IF_ERROR(CheckType(ctx, output, "output",
                                  {TensorType::kInt8, TensorType::kUInt8, TensorType::kInt16, TensorType::kInt32}));
-    ER_RETURN_IF_ERROR(PrepareRequantize(ctx, state));
   }
-  return ctx.ResizeOutput(0, input->shape);
+  ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, input->shape));
+  if (input->type == TensorType::kFloat32) {
+    state.xnnpack_from_float = XnnpackQuantizesFloat(ctx);
+    return Status::Ok();
+  }
+  return PrepareRequantize(ctx, state);
 }
 
 template <class T>
@@ -79,6 +108,27 @@ void QuantizeFloat(const Tensor* input, Tensor* output) {
     const float clamped = std::isnan(scaled) ? lo : std::min(std::max(scaled, lo), hi);
     out[i] = static_cast<T>(clamped);
   }
+}
+
+// XNNPACK's f32 -> qs8 / qu8 conversion.
+template <class T>
+void QuantizeFloatXnnpack(const Tensor* input, Tensor* output) {
+  const float* in = input->data_as<float>();
+  T* out = output->data_as<T>();
+  const float inverse_scale = 1.0f / output->scale();
+  const int32_t zero_point = output->zero_point();
+  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const int64_t n = input->num_elements();
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(quant::xnn::QuantizeFloat(in[i], inverse_scale, zero_point, lo, hi));
+}
+
+template <class T>
+void RequantizeXnnpack(const QuantizeState& state, const Tensor* input, Tensor* output) {
+  const T* in = input->data_as<T>();
+  T* out = output->data_as<T>();
+  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const int64_t n = input->num_elements();
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(quant::xnn::Requantize(state.xnn, in[i], lo, hi));
 }
 
 template <class In, class Out>
@@ -107,6 +157,16 @@ void RequantizeFrom(const QuantizeState& state, const Tensor* input, Tensor* out
 Status Eval(OpContext& ctx, QuantizeState& state) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
+  if (state.xnnpack_from_float) {
+    if (output->type == TensorType::kInt8) QuantizeFloatXnnpack<int8_t>(input, output);
+    else QuantizeFloatXnnpack<uint8_t>(input, output);
+    return Status::Ok();
+  }
+  if (state.xnnpack_requantize) {
+    if (input->type == TensorType::kInt8) RequantizeXnnpack<int8_t>(state, input, output);
+    else RequantizeXnnpack<uint8_t>(state, input, output);
+    return Status::Ok();
+  }
   switch (input->type) {
     case TensorType::kFloat32:
       switch (output->type) {

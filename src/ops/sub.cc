@@ -1,5 +1,6 @@
 // SUB: a - b with broadcasting and a fused activation. Quantized uint8 / int8 / int16 follow
-// TFLite's integer kernels bit for bit (the same schemes as ADD).
+// TFLite's integer kernels bit for bit (the same schemes as ADD, and XNNPACK's in kLiteRtDefault
+// mode for the 8-bit nodes LiteRT hands to it).
 #include "ops/binary_op.h"
 
 namespace edgerun::ops {
@@ -21,7 +22,7 @@ Status Prepare(OpContext& ctx, BinaryOpState& state) {
        TensorType::kInt16}));
   const auto* options = Options<tflite::SubOptions>(ctx);
   // Without options TFLite's parameters are zeroed: general scales.
-  return PrepareQuantizedAddSub(ctx, state, options ? options->pot_scale_int16() : false);
+  return PrepareQuantizedAddSub(ctx, state, options ? options->pot_scale_int16() : false, /*subtract=*/true);
 }
 
 Status Eval(OpContext& ctx, BinaryOpState& state) {
@@ -29,6 +30,10 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   switch (state.kind) {
     case BinaryKind::kQuantized:
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedAddSub(a, b, q, true); });
+    case BinaryKind::kXnnpackAddSub: {
+      const quant::xnn::AddParams& p = state.xnn_add;
+      return EvalQuantizedBinary(ctx, [&p](int32_t a, int32_t b) { return quant::xnn::Add(p, a, b); });
+    }
     case BinaryKind::kPotInt16:
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::PotInt16AddSub(a, b, q, true); });
     default: return EvalArithmetic(ctx, state, SubFn{});

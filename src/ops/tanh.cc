@@ -1,9 +1,12 @@
 // TANH. uint8/int8 through a table built at prepare, int16 in fixed point (see
-// PrepareSigmoidInt16), as TFLite's default kernel.
+// PrepareSigmoidInt16), as TFLite's default kernel. In kLiteRtDefault mode 8-bit nodes use the
+// table XNNPACK builds.
 #include <cmath>
 
 #include "kernels/reference/activation.h"
 #include "ops/activation_util.h"
+#include "ops/xnnpack_util.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::ops {
 namespace {
@@ -23,7 +26,11 @@ Status Prepare(OpContext& ctx, TanhState& state) {
   if (IsQuantized8(input->type)) {
     ER_RETURN_IF_ERROR(RequireScale(ctx, input, "input"));
     ER_RETURN_IF_ERROR(RequireScale(ctx, output, "output"));
-    PopulateLut8(input, output, TanhFloat, &state.lut);
+    if (XnnpackTakes8Bit(ctx, 1)) {
+      PopulateXnnpackLut8(input, output, quant::xnn::Tanh, &state.lut);
+    } else {
+      PopulateLut8(input, output, TanhFloat, &state.lut);
+    }
   } else if (input->type == TensorType::kInt16) {
     ER_RETURN_IF_ERROR(PrepareSigmoidInt16(ctx, /*is_tanh=*/true, &state.int16));
   }

@@ -45,19 +45,29 @@ TEST(Mean, RuntimeAxesGiveDynamicOutput) {
   EXPECT_EQ(GetOutput<float>(*interpreter, 0), (std::vector<float>{2.5f, 3.5f, 4.5f}));
 }
 
-TEST(Quantize, RoundsHalfAwayFromZeroAndSaturates) {
+// TFLite's reference kernel rounds ties away from zero; XNNPACK (LiteRT's default path) to even.
+std::vector<int8_t> QuantizeTies(InterpreterOptions options) {
   QuantizationParams q;
   q.scale = {0.5f};
   q.zero_point = {10};
   SingleOp op(tflite::BuiltinOperator_QUANTIZE);
-  op.Input(TensorType::kFloat32, {7});
+  op.Input(TensorType::kFloat32, {9});
   op.Output(TensorType::kInt8, {}, q);
-  auto interpreter = op.Build();
-  ASSERT_TRUE(interpreter);
-  SetInput<float>(*interpreter, 0, {0.0f, 0.25f, -0.25f, 0.75f, 1000.0f, -1000.0f, NAN});
-  ASSERT_TRUE(interpreter->Invoke().ok());
-  // x/0.5 = 0, 0.5, -0.5, 1.5 -> 0, 1, -1, 2 (ties away from zero), then + 10.
-  EXPECT_EQ(GetOutput<int8_t>(*interpreter, 0), (std::vector<int8_t>{10, 11, 9, 12, 127, -128, -128}));
+  auto interpreter = op.Build(options);
+  if (!interpreter) return {};
+  SetInput<float>(*interpreter, 0, {0.0f, 0.25f, -0.25f, 0.75f, 1.25f, -0.75f, 1000.0f, -1000.0f, NAN});
+  EXPECT_TRUE(interpreter->Invoke().ok());
+  return GetOutput<int8_t>(*interpreter, 0);
+}
+
+TEST(Quantize, RoundsHalfAwayFromZeroAndSaturatesWithTfliteArithmetic) {
+  // x/0.5 = 0, 0.5, -0.5, 1.5, 2.5, -1.5 -> 0, 1, -1, 2, 3, -2 (ties away from zero), then + 10.
+  EXPECT_EQ(QuantizeTies(testing::TfliteReferenceArithmetic()), (std::vector<int8_t>{10, 11, 9, 12, 13, 8, 127, -128, -128}));
+}
+
+TEST(Quantize, RoundsHalfToEvenAndSaturatesByDefault) {
+  // 0.5, -0.5, 1.5, 2.5, -1.5 -> 0, 0, 2, 2, -2 (ties to even), then + 10; NaN gives the minimum.
+  EXPECT_EQ(QuantizeTies({}), (std::vector<int8_t>{10, 10, 10, 12, 12, 8, 127, -128, -128}));
 }
 
 TEST(Quantize, Uint8AndInt16) {

@@ -52,9 +52,9 @@ SingleOp MakeResize(const Resize& r, TensorType type, Shape in, int32_t out_h, i
 
 template <class T>
 std::vector<T> RunResize(const Resize& r, TensorType type, Shape in_shape, const std::vector<T>& in, int32_t out_h,
-                         int32_t out_w, QuantizationParams q = {}) {
+                         int32_t out_w, QuantizationParams q = {}, InterpreterOptions options = {}) {
   SingleOp s = MakeResize(r, type, in_shape, out_h, out_w, true, q);
-  auto interpreter = s.Build();
+  auto interpreter = s.Build(options);
   if (!interpreter) return {};
   SetInput(*interpreter, 0, in);
   EXPECT_TRUE(interpreter->Invoke().ok());
@@ -152,11 +152,21 @@ TEST(ResizeBilinear, QuantizedTypesFollowFloatWithinOneStep) {
   }
 }
 
-TEST(ResizeBilinear, Int8RoundsHalfAwayFromZero) {
+TEST(ResizeBilinear, Int8RoundsHalfAwayFromZeroWithTfliteArithmetic) {
   // 2 -> 3 with align_corners puts the middle sample exactly between its neighbours.
   const Resize align{tflite::BuiltinOperator_RESIZE_BILINEAR, true, false};
-  EXPECT_EQ(RunResize<int8_t>(align, TensorType::kInt8, {1, 1, 2, 1}, {-3, -2}, 1, 3, Q(1, 0)),
+  const InterpreterOptions reference = testing::TfliteReferenceArithmetic();
+  EXPECT_EQ(RunResize<int8_t>(align, TensorType::kInt8, {1, 1, 2, 1}, {-3, -2}, 1, 3, Q(1, 0), reference),
             (std::vector<int8_t>{-3, -3, -2}));  // -2.5 -> -3
+  EXPECT_EQ(RunResize<int8_t>(align, TensorType::kInt8, {1, 1, 2, 1}, {2, 3}, 1, 3, Q(1, 0), reference),
+            (std::vector<int8_t>{2, 3, 3}));  // 2.5 -> 3
+}
+
+TEST(ResizeBilinear, Int8RoundsHalfUpByDefault) {
+  // XNNPACK's 11-bit weights: the midpoint is (a + b) / 2 rounded half up (towards +infinity).
+  const Resize align{tflite::BuiltinOperator_RESIZE_BILINEAR, true, false};
+  EXPECT_EQ(RunResize<int8_t>(align, TensorType::kInt8, {1, 1, 2, 1}, {-3, -2}, 1, 3, Q(1, 0)),
+            (std::vector<int8_t>{-3, -2, -2}));  // -2.5 -> -2
   EXPECT_EQ(RunResize<int8_t>(align, TensorType::kInt8, {1, 1, 2, 1}, {2, 3}, 1, 3, Q(1, 0)),
             (std::vector<int8_t>{2, 3, 3}));  // 2.5 -> 3
 }

@@ -3,6 +3,7 @@
 // Bt are the columns of B) so that the inner loop runs over contiguous memory in both.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -47,15 +48,37 @@ inline void BroadcastBatches(const Shape& lhs, const Shape& rhs, const Shape& ou
   }
 }
 
-// out[m][n] = sum_k a[m][k] * bt[n][k], summed in k order as TFLite's reference kernel does.
+// Dot product of two float rows the way a blocked SIMD GEMM sums it (and the order TFLite's
+// optimized float GEMM comes closest to): blocks of 256 along k, each summed in 16 interleaved
+// lanes that are then added pairwise, the block sums added in order. Besides vectorizing without
+// -ffast-math, this is more accurate than one running sum over long rows: on
+// tflite_dynamic_shapes (k = 1024, softmax-amplified) a single running sum misses Google's output
+// by 1.4e-6, this order stays within 7.7e-7.
+inline float DotBlocked(const float* a, const float* b, int k) {
+  constexpr int kLanes = 16, kBlock = 256;
+  float total = 0.0f;
+  for (int start = 0; start < k; start += kBlock) {
+    const int end = std::min(k, start + kBlock);
+    float lanes[kLanes] = {};
+    int x = start;
+    for (; x + kLanes <= end; x += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] += a[x + l] * b[x + l];
+    }
+    for (int l = 0; x < end; ++x, ++l) lanes[l] += a[x] * b[x];
+    for (int width = kLanes / 2; width >= 1; width /= 2) {
+      for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+    }
+    total += lanes[0];
+  }
+  return total;
+}
+
+// out[m][n] = sum_k a[m][k] * bt[n][k], each sum as DotBlocked.
 inline void MatMulTransposedB(const float* a, const float* bt, int m, int n, int k, float* out) {
   for (int i = 0; i < m; ++i) {
     const float* row = a + static_cast<int64_t>(i) * k;
     for (int j = 0; j < n; ++j) {
-      const float* col = bt + static_cast<int64_t>(j) * k;
-      float total = 0.0f;
-      for (int x = 0; x < k; ++x) total += row[x] * col[x];
-      out[static_cast<int64_t>(i) * n + j] = total;
+      out[static_cast<int64_t>(i) * n + j] = DotBlocked(row, bt + static_cast<int64_t>(j) * k, k);
     }
   }
 }

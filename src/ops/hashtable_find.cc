@@ -16,7 +16,7 @@ Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckType(ctx, output, "output", {TensorType::kInt64, TensorType::kString}));
   ER_RETURN_IF_ERROR(CheckSameType(ctx, default_value, output, "default_value and output"));
   if (default_value->num_elements() < 1) return ctx.Error("default_value ", Describe(default_value), " is empty");
-  if (output->type == TensorType::kString) return Status::Ok();  // sized when written
+  // String outputs get their bytes when written; the shape is known now for the ops after.
   return ctx.ResizeOutput(0, keys->shape);
 }
 

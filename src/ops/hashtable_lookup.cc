@@ -28,7 +28,7 @@ Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(ctx.ResizeOutput(1, {lookup->dim(0)}));
   if (values->type == TensorType::kString) {
     if (values->rank() != 1) return ctx.Error("string values ", Describe(values), " must be 1-D");
-    return Status::Ok();  // sized when written
+    return ctx.ResizeOutput(0, {lookup->dim(0)});  // the bytes come when written
   }
   if (!IsFixedSizeType(values->type)) {
     return ctx.Unsupported("values ", Describe(values), ": type ", TensorTypeName(values->type), " is not supported");

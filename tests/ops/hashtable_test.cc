@@ -42,6 +42,8 @@ TEST(HashtableLookup, StringValues) {
   op.Output(TensorType::kUInt8);
   auto interpreter = op.Build();
   ASSERT_TRUE(interpreter);
+  // The ops after see the output's shape from prepare on, before any string is written.
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{4}));
   SetInput<int32_t>(*interpreter, 0, {9, 2, 1, 5});
   ER_ASSERT_INVOKE(*interpreter);
   EXPECT_EQ(GetStringOutput(*interpreter, 0), (std::vector<std::string>{"nine", "", "one", "five"}));

@@ -1,6 +1,6 @@
 // DENSIFY: expands a sparse constant (SparsityParameters) into a dense tensor of the same type
-// and shape. The input is a constant, so the work happens once, at prepare: the output is a
-// persistent tensor that keeps its values across invocations and eval has nothing to do.
+// and shape. The input is a constant, so the work happens once, at prepare: the output owns its
+// memory, becomes a constant that keeps its values across invocations, and eval has nothing to do.
 // Types: float32, float16, int8 as TFLite, and every other fixed-size type.
 #include <cstring>
 
@@ -21,7 +21,7 @@ Status Prepare(OpContext& ctx, DensifyState& state) {
   if (!input->is_constant()) return ctx.Error("input ", Describe(input), " must be a constant");
   if (input->sparsity == nullptr) return ctx.Error("input ", Describe(input), " has no sparsity parameters");
   ER_RETURN_IF_ERROR(DensifyConstant(ctx, input, &state.dense));
-  // Persistent: the planner leaves it alone, so the values written here stay.
+  // Owned memory the planner leaves alone, so the values written here stay.
   ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, input->shape));
   output->allocation = Allocation::kPersistent;
   ER_RETURN_IF_ERROR(ctx.subgraph().AllocateOwned(output));
@@ -30,6 +30,10 @@ Status Prepare(OpContext& ctx, DensifyState& state) {
   }
   if (!state.dense.empty()) std::memcpy(output->data, state.dense.data(), state.dense.size());
   state.dense = {};
+  // From now on the output is a constant, as LiteRT's default (XNNPACK) path treats densified
+  // weights: the ops after it see static weights (e.g. 8-bit convolutions then requantize as
+  // they do for weights stored dense).
+  output->allocation = Allocation::kConstant;
   return Status::Ok();
 }
 

@@ -3,6 +3,8 @@
 // from the format's definition.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "quant/float16.h"
 #include "test_util.h"
 
@@ -251,19 +253,27 @@ TEST(FullyConnectedSparse, FloatWeightsMatchTheDenseProduct) {
 }
 
 TEST(FullyConnectedSparse, Int8WeightsMatchTheSameModelWithDenseWeights) {
-  auto build = [](bool sparse) {
+  // The same weights stored dense, sparse in FULLY_CONNECTED, and sparse behind a DENSIFY: the
+  // densified weights are constants like the dense ones, so all three requantize alike.
+  enum Storage { kDense, kSparseInOp, kThroughDensify };
+  auto build = [](Storage storage) {
     ModelBuilder b;
-    QuantizationParams in_q{{0.5f}, {-3}}, w_q{{0.25f}, {0}}, out_q{{2.0f}, {5}}, bias_q{{0.125f}, {0}};
+    QuantizationParams in_q{{0.5f}, {-3}}, w_q{{0.25f}, {0}}, out_q{{0.7f}, {5}}, bias_q{{0.125f}, {0}};
     const int x = b.AddTensor("x", TensorType::kInt8, {1, 8}, in_q);
     std::vector<int8_t> values;
-    if (sparse) {
+    if (storage != kDense) {
       for (int v = 1; v <= 12; ++v) values.push_back(static_cast<int8_t>(v));
     } else {
       for (const auto& row : kDenseWeights)
         for (float v : row) values.push_back(static_cast<int8_t>(v));
     }
-    const int w = b.AddConstant("w", TensorType::kInt8, {2, 8}, values, w_q);
-    if (sparse) b.SetSparsity(w, Blocks1x4());
+    int w = b.AddConstant("w", TensorType::kInt8, {2, 8}, values, w_q);
+    if (storage != kDense) b.SetSparsity(w, Blocks1x4());
+    if (storage == kThroughDensify) {
+      const int dense = b.AddTensor("w_dense", TensorType::kInt8, {2, 8}, w_q);
+      b.AddOp(tflite::BuiltinOperator_DENSIFY, {w}, {dense});
+      w = dense;
+    }
     const int bias = b.AddConstant("bias", TensorType::kInt32, {2}, std::vector<int32_t>{40, -16}, bias_q);
     const int y = b.AddTensor("y", TensorType::kInt8, {1, 2}, out_q);
     b.AddOp(tflite::BuiltinOperator_FULLY_CONNECTED, {x, w, bias}, {y}, tflite::BuiltinOptions_FullyConnectedOptions,
@@ -272,15 +282,21 @@ TEST(FullyConnectedSparse, Int8WeightsMatchTheSameModelWithDenseWeights) {
     b.SetOutputs({y});
     return testing::Build(b.Finish());
   };
-  auto sparse = build(true);
-  auto dense = build(false);
-  ASSERT_TRUE(sparse && dense);
-  const std::vector<int8_t> input{-128, -20, -3, 0, 7, 30, 90, 127};
-  SetInput(*sparse, 0, input);
-  SetInput(*dense, 0, input);
-  { const Status st = sparse->Invoke(); ASSERT_TRUE(st.ok()) << st.message(); }
-  ASSERT_TRUE(dense->Invoke().ok());
-  EXPECT_EQ(GetOutput<int8_t>(*sparse, 0), GetOutput<int8_t>(*dense, 0));
+  auto dense = build(kDense);
+  ASSERT_TRUE(dense);
+  for (Storage storage : {kSparseInOp, kThroughDensify}) {
+    auto sparse = build(storage);
+    ASSERT_TRUE(sparse);
+    for (int shift = 0; shift < 40; ++shift) {
+      std::vector<int8_t> input{-128, -20, -3, 0, 7, 30, 90, 127};
+      for (int8_t& v : input) v = static_cast<int8_t>(std::clamp(v + 3 * shift - 60, -128, 127));
+      SetInput(*sparse, 0, input);
+      SetInput(*dense, 0, input);
+      { const Status st = sparse->Invoke(); ASSERT_TRUE(st.ok()) << st.message(); }
+      ASSERT_TRUE(dense->Invoke().ok());
+      EXPECT_EQ(GetOutput<int8_t>(*sparse, 0), GetOutput<int8_t>(*dense, 0)) << "storage " << storage << " shift " << shift;
+    }
+  }
 }
 
 TEST(FullyConnectedSparse, BrokenMetadataIsAPrepareError) {

@@ -55,7 +55,11 @@ Status Prepare(OpContext& ctx, GatherState& s) {
   }
   ER_RETURN_IF_ERROR(CheckDims(ctx, s.collapsed, "collapsed_slice_dims", rank, false));
   for (int64_t d : s.collapsed) {
-    if (s.slice_sizes[d] > 1) return ctx.Error("collapsed dim ", d, " has slice size ", s.slice_sizes[d], " (not 1)");
+    // A collapsed dim of slice size 0 would drop an empty dim from the result (and read outside
+    // the operand); only a non-empty operand can have it, and its slice must then be 1 wide.
+    if (s.slice_sizes[d] != 1 && operand->num_elements() > 0) {
+      return ctx.Error("collapsed dim ", d, " has slice size ", s.slice_sizes[d], " (must be 1)");
+    }
   }
   if (s.index_vector_dim < 0 || s.index_vector_dim > indices->rank()) {
     return ctx.Error("index_vector_dim ", s.index_vector_dim, " is outside [0, ", indices->rank(), "]");

@@ -70,6 +70,13 @@ Status Prepare(OpContext& ctx, ReduceWindowState& s) {
       return ctx.Error("the padding of dim ", d, " (", g.pad_low[d], ", ", g.pad_high[d], ") leaves an empty tensor");
     }
   }
+  // TFLite builds the dilated and padded input as a temporary: it must fit the tensor size limit.
+  double padded_bytes = static_cast<double>(TensorTypeSize(input->type));
+  for (int d = 0; d < rank; ++d) padded_bytes *= static_cast<double>(g.Padded(d));
+  if (padded_bytes > static_cast<double>(ctx.interpreter().options().max_tensor_bytes)) {
+    return ctx.Error("the dilated and padded input of ", Describe(input), " would need ", padded_bytes,
+                     " bytes, over the tensor size limit");
+  }
   reference::ComputeWindowOutput(g);
   Shape shape;
   for (int64_t d : g.output) {

@@ -355,6 +355,7 @@ TEST(StablehloGather, InvalidDimensionNumbersAreErrors) {
   EXPECT_FALSE(build({{}, {0}, {0}, {1, 2}, 1}).ok());      // offset dims miss a slice dim
   EXPECT_FALSE(build({{1}, {0}, {0}, {1, 2}, 3}).ok());     // index_vector_dim past the rank
   EXPECT_FALSE(build({{1}, {0}, {0}, {2, 2}, 1}).ok());     // collapsed dim with slice size 2
+  EXPECT_FALSE(build({{1}, {0}, {0}, {0, 2}, 1}).ok());     // collapsed dim with slice size 0
 }
 
 // ---- computation subgraphs
@@ -709,6 +710,8 @@ TEST(StablehloReduceWindow, BadOptionsAreErrors) {
   EXPECT_FALSE(try_build({{2, 2}, {}, {0, 1}, {}, {}}).ok());         // zero base dilation
   EXPECT_FALSE(try_build({{2, 2}, {}, {}, {}, {1, 1, 0}}).ok());      // odd padding count
   EXPECT_FALSE(try_build({{2, 2}, {}, {}, {}, {-5, 0, 0, 0}}).ok());  // crops below zero
+  // A padded input of 2^31 x 2^31 elements cannot be built (TFLite materializes it).
+  EXPECT_FALSE(try_build({{2, 2}, {}, {}, {}, {int64_t{1} << 31, 0, int64_t{1} << 31, 0}}).ok());
 }
 
 // ---- RNG_BIT_GENERATOR (Random123 known answers)

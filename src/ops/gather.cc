@@ -66,7 +66,12 @@ Status Eval(OpContext& ctx, GatherState& state) {
   const int64_t coords = DimProduct(indices->shape, state.batch_dims, indices->rank());
   auto position = [&](int64_t b, int64_t c) { return positions[b * coords + c]; };
   if (input->type == TensorType::kString) {
-    return MoveStrings(ctx, input, ctx.output(0), ctx.output(0)->shape,
+    // The shape from the strings' shape now (a string tensor may change shape without a new
+    // prepare), so that the move fills exactly the positions it has.
+    Shape shape(input->shape.begin(), input->shape.begin() + state.axis);
+    shape.insert(shape.end(), indices->shape.begin() + state.batch_dims, indices->shape.end());
+    shape.insert(shape.end(), input->shape.begin() + state.axis + 1, input->shape.end());
+    return MoveStrings(ctx, input, ctx.output(0), std::move(shape),
                        [&](const uint8_t* src, uint8_t* dst, size_t element) {
                          reference::Gather(batch, outer, axis_size, coords, inner * element, src, position, dst);
                        });

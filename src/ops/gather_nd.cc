@@ -39,7 +39,11 @@ Status Eval(OpContext& ctx) {
   }
   const int64_t elements = DimProduct(params->shape, depth, params->rank());
   if (params->type == TensorType::kString) {
-    return MoveStrings(ctx, params, ctx.output(0), ctx.output(0)->shape,
+    // The shape from the strings' shape now (a string tensor may change shape without a new
+    // prepare), so that the move fills exactly the positions it has.
+    Shape shape(indices->shape.begin(), indices->shape.end() - 1);
+    shape.insert(shape.end(), params->shape.begin() + depth, params->shape.end());
+    return MoveStrings(ctx, params, ctx.output(0), std::move(shape),
                        [&](const uint8_t* src, uint8_t* dst, size_t element) {
                          reference::GatherNd(offsets, elements * static_cast<int64_t>(element), src, dst);
                        });

@@ -16,7 +16,9 @@ Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckType(ctx, output, "output", {TensorType::kInt64, TensorType::kString}));
   ER_RETURN_IF_ERROR(CheckSameType(ctx, default_value, output, "default_value and output"));
   if (default_value->num_elements() < 1) return ctx.Error("default_value ", Describe(default_value), " is empty");
-  // String outputs get their bytes when written; the shape is known now for the ops after.
+  // String keys may change shape without a new prepare (strings own their memory): the output
+  // then follows them at eval. String outputs get their bytes when written.
+  if (keys->type == TensorType::kString) ctx.MarkDynamic(output);
   return ctx.ResizeOutput(0, keys->shape);
 }
 
@@ -37,6 +39,7 @@ Status Eval(OpContext& ctx) {
     auto it = table->entries.find(key_list[i]);
     found[i] = it == table->entries.end() ? &defaults[0] : &it->second;
   }
+  if (output->shape != keys->shape) ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, keys->shape));
   if (output->type == TensorType::kString) {
     StringTensorWriter writer;
     for (const std::string* v : found) writer.Add(*v);

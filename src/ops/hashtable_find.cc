@@ -39,7 +39,7 @@ Status Eval(OpContext& ctx) {
     auto it = table->entries.find(key_list[i]);
     found[i] = it == table->entries.end() ? &defaults[0] : &it->second;
   }
-  if (output->shape != keys->shape) ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, keys->shape));
+  if (output->is_dynamic() || output->shape != keys->shape) ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, keys->shape));
   if (output->type == TensorType::kString) {
     StringTensorWriter writer;
     for (const std::string* v : found) writer.Add(*v);

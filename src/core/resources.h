@@ -27,6 +27,7 @@ class ResourceStore {
     TensorType key_type = TensorType::kInt64;
     TensorType value_type = TensorType::kInt64;
     std::map<std::string, std::string> entries;  // keys and values as raw bytes (or strings)
+    bool initialized = false;  // set by the first import (HASHTABLE_IMPORT); later imports are ignored
   };
   HashTable* Table(int32_t table_id, TensorType key_type, TensorType value_type);
   HashTable* FindTable(int32_t table_id);

@@ -38,6 +38,10 @@ int ModelBuilder::AddVariable(std::string name, TensorType type, Shape shape, Qu
   return index;
 }
 
+void ModelBuilder::SetSparsity(int tensor, SparsityWriter writer) {
+  subgraphs_[current_].tensors[tensor].sparsity = std::move(writer);
+}
+
 void ModelBuilder::AddOp(tflite::BuiltinOperator op, std::vector<int> inputs, std::vector<int> outputs,
                          tflite::BuiltinOptions options_type, OptionsWriter options, int version,
                          std::vector<int> intermediates) {
@@ -120,8 +124,9 @@ std::vector<uint8_t> ModelBuilder::Finish() {
       }
       const auto shape = fbb.CreateVector(t.shape);
       const auto signature = t.shape_signature.empty() ? 0 : fbb.CreateVector(t.shape_signature);
+      const auto sparsity = t.sparsity ? t.sparsity(fbb) : 0;
       tensors.push_back(tflite::CreateTensor(fbb, shape, static_cast<tflite::TensorType>(t.type), t.buffer,
-                                             fbb.CreateString(t.name), q, t.is_variable, 0, signature));
+                                             fbb.CreateString(t.name), q, t.is_variable, sparsity, signature));
     }
     std::vector<flatbuffers::Offset<tflite::Operator>> ops;
     for (auto& op : sg.ops) {

@@ -46,6 +46,11 @@ class ModelBuilder {
                        std::move(quantization));
   }
   int AddVariable(std::string name, TensorType type, Shape shape, QuantizationParams quantization = {});
+  // Makes a constant sparse: `writer` builds its SparsityParameters (the buffer then holds only
+  // the stored values).
+  using SparsityWriter =
+      std::function<flatbuffers::Offset<tflite::SparsityParameters>(flatbuffers::FlatBufferBuilder&)>;
+  void SetSparsity(int tensor, SparsityWriter writer);
 
   // A builtin op. `options_type` names the union member written by `options`.
   void AddOp(tflite::BuiltinOperator op, std::vector<int> inputs, std::vector<int> outputs,
@@ -76,6 +81,7 @@ class ModelBuilder {
     QuantizationParams quantization;
     uint32_t buffer = 0;
     bool is_variable = false;
+    SparsityWriter sparsity = nullptr;
   };
   struct OpDef {
     int32_t builtin_code;

@@ -4,8 +4,10 @@
 // Types: float32; uint8 (-> uint8 or int16 output); int8 x int8/int4 weights (per-tensor with
 // any weight zero point, or per-channel); int16 x int8/int4 weights (int32 or int64 bias);
 // int16 x int16 weights; hybrid float32 x int8/int4 weights, each input row quantized at run
-// time (symmetric, or asymmetric with asymmetric_quantize_inputs).
+// time (symmetric, or asymmetric with asymmetric_quantize_inputs). Sparse constant weights
+// (SparsityParameters) are densified once at prepare and then run as dense weights.
 #include "ops/conv_util.h"
+#include "ops/sparsity_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -18,7 +20,15 @@ struct FcState {
   bool hybrid_per_channel = false;
   bool asymmetric_inputs = false;
   std::vector<int8_t> unpacked_weights;  // int4 weights as int8
+  // Sparse constant weights, densified once at prepare.
+  std::vector<uint8_t> dense_storage;
+  Tensor dense_weights;
+  bool sparse_weights = false;
 };
+
+const Tensor* Weights(const OpContext& ctx, const FcState& state) {
+  return state.sparse_weights ? &state.dense_weights : ctx.input(1);
+}
 
 // Element types of the weights and output that each input type runs with.
 Status CheckTypes(const OpContext& ctx, const Tensor* input, const Tensor* weights, const Tensor* output) {
@@ -50,7 +60,8 @@ Status Prepare(OpContext& ctx, FcState& state) {
   const Tensor* output = ctx.output(0);
   ER_RETURN_IF_ERROR(CheckTypes(ctx, input, weights, output));
   ER_RETURN_IF_ERROR(CheckRank(ctx, weights, "weights", 2, 2));
-  ER_RETURN_IF_ERROR(CheckDenseWeights(ctx, weights));
+  state.sparse_weights = weights->sparsity != nullptr;
+  ER_RETURN_IF_ERROR(DenseView(ctx, weights, &state.dense_storage, &state.dense_weights, &weights));
   const auto* o = Options<tflite::FullyConnectedOptions>(ctx);
   if (o && o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat_DEFAULT) {
     return ctx.Unsupported("the shuffled weights format is not supported");
@@ -140,7 +151,7 @@ void EvalHybrid(OpContext& ctx, const FcState& s, const Tensor* input, const int
 
 Status Eval(OpContext& ctx, FcState& state) {
   const Tensor* input = ctx.input(0);
-  const Tensor* weights = ctx.input(1);
+  const Tensor* weights = Weights(ctx, state);
   const Tensor* bias = ctx.input(2);
   Tensor* output = ctx.output(0);
   const int units = weights->dim(0), depth = weights->dim(1);

@@ -4,6 +4,7 @@
 // [0, input[axis]) are an error at eval.
 #include "kernels/reference/gather.h"
 #include "ops/shape_util.h"
+#include "ops/string_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -18,7 +19,11 @@ Status Prepare(OpContext& ctx, GatherState& state) {
   const Tensor* input = ctx.input(0);
   const Tensor* indices = ctx.input(1);
   size_t element;
-  ER_RETURN_IF_ERROR(ElementSize(ctx, input, "input", &element));
+  if (input->type == TensorType::kString) {
+    if (input->rank() != 1) return ctx.Unsupported("string input ", Describe(input), " must be 1-D (as in TFLite)");
+  } else {
+    ER_RETURN_IF_ERROR(ElementSize(ctx, input, "input", &element));
+  }
   ER_RETURN_IF_ERROR(CheckSameType(ctx, input, ctx.output(0), "input and output"));
   ER_RETURN_IF_ERROR(CheckType(ctx, indices, "indices", {TensorType::kInt16, TensorType::kInt32, TensorType::kInt64}));
   const auto* o = Options<tflite::GatherOptions>(ctx);
@@ -59,15 +64,27 @@ Status Eval(OpContext& ctx, GatherState& state) {
   const int64_t outer = DimProduct(input->shape, state.batch_dims, state.axis);
   const int64_t inner = DimProduct(input->shape, state.axis + 1, input->rank());
   const int64_t coords = DimProduct(indices->shape, state.batch_dims, indices->rank());
+  auto position = [&](int64_t b, int64_t c) { return positions[b * coords + c]; };
+  if (input->type == TensorType::kString) {
+    // The shape from the strings' shape now (a string tensor may change shape without a new
+    // prepare), so that the move fills exactly the positions it has.
+    Shape shape(input->shape.begin(), input->shape.begin() + state.axis);
+    shape.insert(shape.end(), indices->shape.begin() + state.batch_dims, indices->shape.end());
+    shape.insert(shape.end(), input->shape.begin() + state.axis + 1, input->shape.end());
+    return MoveStrings(ctx, input, ctx.output(0), std::move(shape),
+                       [&](const uint8_t* src, uint8_t* dst, size_t element) {
+                         reference::Gather(batch, outer, axis_size, coords, inner * element, src, position, dst);
+                       });
+  }
   reference::Gather(batch, outer, axis_size, coords, inner * TensorTypeSize(input->type), input->data_as<uint8_t>(),
-                    [&](int64_t b, int64_t c) { return positions[b * coords + c]; }, ctx.output(0)->data_as<uint8_t>());
+                    position, ctx.output(0)->data_as<uint8_t>());
   return Status::Ok();
 }
 
 }  // namespace
 
 OpRegistration RegisterGather() {
-  return MakeBuiltinWithState<GatherState>(tflite::BuiltinOperator_GATHER, 7, "any fixed-size type", Prepare, Eval);
+  return MakeBuiltinWithState<GatherState>(tflite::BuiltinOperator_GATHER, 7, "any fixed-size type, string (1-D)", Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

@@ -3,7 +3,7 @@
 // known at run time makes the output dynamic.
 #include <cstring>
 
-#include "ops/op_util.h"
+#include "ops/string_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -75,6 +75,7 @@ Status Eval(OpContext& ctx) {
     ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, shape));
   }
   const Tensor* input = ctx.input(0);
+  if (input->type == TensorType::kString) return CopyStrings(ctx, input, output, output->shape);
   if (input->bytes > 0 && output->data != input->data) std::memcpy(output->data, input->data, input->bytes);
   return Status::Ok();
 }

@@ -3,6 +3,7 @@
 // is dynamic.
 #include "kernels/reference/movement.h"
 #include "ops/shape_util.h"
+#include "ops/string_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -40,7 +41,7 @@ Status OutputShape(OpContext& ctx, Shape* shape) {
 Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
   size_t element;
-  ER_RETURN_IF_ERROR(ElementSize(ctx, ctx.input(0), "input", &element));
+  if (ctx.input(0)->type != TensorType::kString) ER_RETURN_IF_ERROR(ElementSize(ctx, ctx.input(0), "input", &element));
   ER_RETURN_IF_ERROR(CheckSameType(ctx, ctx.input(0), ctx.output(0), "input and output"));
   for (int i = 1; i < 3; ++i) {
     const Tensor* t = ctx.input(i);
@@ -56,6 +57,13 @@ Status Eval(OpContext& ctx) {
   std::vector<int64_t> begin;
   Shape size;
   ER_RETURN_IF_ERROR(ReadSlice(ctx, &begin, &size));
+  if (input->type == TensorType::kString) {
+    return MoveStrings(ctx, input, ctx.output(0), ctx.output(0)->shape,
+                       [&](const uint8_t* src, uint8_t* dst, size_t element) {
+                         reference::StridedSlice(input->shape, begin, std::vector<int64_t>(begin.size(), 1), size,
+                                                 element, src, dst);
+                       });
+  }
   reference::StridedSlice(input->shape, begin, std::vector<int64_t>(begin.size(), 1), size,
                           TensorTypeSize(input->type), input->data_as<uint8_t>(), ctx.output(0)->data_as<uint8_t>());
   return Status::Ok();
@@ -63,6 +71,6 @@ Status Eval(OpContext& ctx) {
 
 }  // namespace
 
-OpRegistration RegisterSlice() { return MakeBuiltin(tflite::BuiltinOperator_SLICE, 7, "any fixed-size type", Prepare, Eval); }
+OpRegistration RegisterSlice() { return MakeBuiltin(tflite::BuiltinOperator_SLICE, 7, "any fixed-size type, string", Prepare, Eval); }
 
 }  // namespace edgerun::ops

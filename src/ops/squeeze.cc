@@ -1,7 +1,7 @@
 // SQUEEZE: drops dimensions of size 1 (all of them, or those listed in squeeze_dims).
 #include <cstring>
 
-#include "ops/op_util.h"
+#include "ops/string_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -32,6 +32,7 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const Tensor* input = ctx.input(0);
+  if (input->type == TensorType::kString) return CopyStrings(ctx, input, ctx.output(0), ctx.output(0)->shape);
   if (input->bytes > 0) std::memcpy(ctx.output(0)->data, input->data, input->bytes);
   return Status::Ok();
 }

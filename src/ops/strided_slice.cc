@@ -4,6 +4,7 @@
 // `offset` (end is relative to begin).
 #include "kernels/reference/movement.h"
 #include "ops/op_util.h"
+#include "ops/string_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -119,7 +120,7 @@ Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 4, 4, 1));
   const Tensor* input = ctx.input(0);
   ER_RETURN_IF_ERROR(CheckSameType(ctx, input, ctx.output(0), "input and output"));
-  if (!IsFixedSizeType(input->type)) return ctx.Unsupported("unsupported type ", TensorTypeName(input->type));
+  if (!IsFixedSizeType(input->type) && input->type != TensorType::kString) return ctx.Unsupported("unsupported type ", TensorTypeName(input->type));
   for (int i = 1; i < 4; ++i) {
     if (ctx.input(i)->rank() != 1) return ctx.Error("input ", i, " ", Describe(ctx.input(i)), " must be 1-D");
   }
@@ -137,6 +138,13 @@ Status Eval(OpContext& ctx) {
   DenseSlice slice;
   ER_RETURN_IF_ERROR(ComputeSlice(ctx, &slice));
   if (ctx.output(0)->is_dynamic()) ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, slice.output_shape));
+  if (input->type == TensorType::kString) {
+    return MoveStrings(ctx, input, ctx.output(0), slice.output_shape,
+                       [&](const uint8_t* src, uint8_t* dst, size_t element) {
+                         reference::StridedSlice(input->shape, slice.start, slice.stride, slice.sizes, element, src,
+                                                 dst);
+                       });
+  }
   reference::StridedSlice(input->shape, slice.start, slice.stride, slice.sizes, TensorTypeSize(input->type),
                           input->data_as<uint8_t>(), ctx.output(0)->data_as<uint8_t>());
   return Status::Ok();
@@ -145,7 +153,7 @@ Status Eval(OpContext& ctx) {
 }  // namespace
 
 OpRegistration RegisterStridedSlice() {
-  return MakeBuiltin(tflite::BuiltinOperator_STRIDED_SLICE, 8, "any fixed-size type", Prepare, Eval);
+  return MakeBuiltin(tflite::BuiltinOperator_STRIDED_SLICE, 8, "any fixed-size type, string", Prepare, Eval);
 }
 
 }  // namespace edgerun::ops

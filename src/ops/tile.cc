@@ -2,6 +2,7 @@
 // multiples is int32 or int64; when it is not a constant the output is dynamic.
 #include "kernels/reference/layout.h"
 #include "ops/shape_util.h"
+#include "ops/string_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -27,7 +28,7 @@ Status OutputShape(OpContext& ctx, Shape* shape) {
 Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   size_t element;
-  ER_RETURN_IF_ERROR(ElementSize(ctx, ctx.input(0), "input", &element));
+  if (ctx.input(0)->type != TensorType::kString) ER_RETURN_IF_ERROR(ElementSize(ctx, ctx.input(0), "input", &element));
   ER_RETURN_IF_ERROR(CheckSameType(ctx, ctx.input(0), ctx.output(0), "input and output"));
   ER_RETURN_IF_ERROR(CheckType(ctx, ctx.input(1), "multiples", {TensorType::kInt32, TensorType::kInt64}));
   if (ctx.input(1)->rank() != 1) return ctx.Error("multiples ", Describe(ctx.input(1)), " must be 1-D");
@@ -38,6 +39,11 @@ Status Eval(OpContext& ctx) {
   ER_RETURN_IF_ERROR(ResizeDynamicOutput(ctx, 0, OutputShape));
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
+  if (input->type == TensorType::kString) {
+    return MoveStrings(ctx, input, output, output->shape, [&](const uint8_t* src, uint8_t* dst, size_t element) {
+      reference::Repeat(input->shape, output->shape, element, src, dst);
+    });
+  }
   reference::Repeat(input->shape, output->shape, TensorTypeSize(input->type), input->data_as<uint8_t>(),
                     output->data_as<uint8_t>());
   return Status::Ok();
@@ -45,6 +51,6 @@ Status Eval(OpContext& ctx) {
 
 }  // namespace
 
-OpRegistration RegisterTile() { return MakeBuiltin(tflite::BuiltinOperator_TILE, 3, "any fixed-size type", Prepare, Eval); }
+OpRegistration RegisterTile() { return MakeBuiltin(tflite::BuiltinOperator_TILE, 3, "any fixed-size type, string", Prepare, Eval); }
 
 }  // namespace edgerun::ops

@@ -124,13 +124,30 @@ int FindInput(Subgraph& sg, const std::string& name) {
   return -1;
 }
 
+// Fills a string input (already of the right shape) with the lines.
 Status SetStrings(Tensor* t, const std::vector<std::string>& lines) {
+  if (static_cast<int64_t>(lines.size()) != t->num_elements()) {
+    return Status::Errorf(lines.size(), " strings for input '", t->name, "' of shape ", ShapeToString(t->shape));
+  }
   const std::vector<uint8_t> bytes = WriteStringTensor(lines);
   if (!t->owned.Reserve(bytes.size())) return Status::Error("out of memory");
   std::memcpy(t->owned.data(), bytes.data(), bytes.size());
   t->data = t->owned.data();
   t->bytes = bytes.size();
-  t->shape = {static_cast<int32_t>(lines.size())};
+  return Status::Ok();
+}
+
+// The shape a string input takes for `count` lines: the model's when it holds that many strings,
+// else the model's with the first dimension changed (a 1-D input becomes [count]).
+Status StringInputShape(const Tensor& t, size_t count, Shape* shape) {
+  *shape = t.shape;
+  if (t.num_elements() == static_cast<int64_t>(count)) return Status::Ok();
+  if (shape->empty()) return Status::Errorf("input '", t.name, "' is a single string, the file has ", count, " lines");
+  const int64_t rest = NumElements(Shape(shape->begin() + 1, shape->end()));
+  if (rest <= 0 || count % static_cast<size_t>(rest) != 0) {
+    return Status::Errorf(count, " lines do not fill input '", t.name, "' of shape ", ShapeToString(t.shape));
+  }
+  (*shape)[0] = static_cast<int32_t>(count / static_cast<size_t>(rest));
   return Status::Ok();
 }
 
@@ -184,9 +201,12 @@ int RunRun(const std::vector<std::string>& args) {
     Tensor* t = sg.tensor(sg.inputs()[k]);
     const bool text = t->type == TensorType::kString;
     if (Status st = ReadTensorFile(o.inputs[k], text, &files[k]); !st.ok()) return Fail(st.message());
-    if (text) continue;
     Shape shape;
-    if (files[k].has_shape) {
+    if (text) {
+      if (Status st = StringInputShape(*t, files[k].lines.size(), &shape); !st.ok()) {
+        return Fail(StrCat(o.inputs[k], ": ", st.message()));
+      }
+    } else if (files[k].has_shape) {
       if (files[k].type != t->type) {
         return Fail(StrCat(o.inputs[k], ": .npy has dtype ", TensorTypeName(files[k].type), ", input ", k, " '", t->name,
                            "' is ", TensorTypeName(t->type)));
@@ -218,7 +238,8 @@ int RunRun(const std::vector<std::string>& args) {
         std::memcpy(t->data, files[k].data.data(), t->bytes);
       }
     } else if (t->type == TensorType::kString) {
-      if (Status st = SetStrings(t, {"edgerun"}); !st.ok()) return Fail(st.message());
+      const std::vector<std::string> fill(static_cast<size_t>(std::max<int64_t>(t->num_elements(), 0)), "edgerun");
+      if (Status st = SetStrings(t, fill); !st.ok()) return Fail(st.message());
     } else {
       FillRandom(t, static_cast<uint64_t>(o.seed) * 1000003 + k);
     }
@@ -273,7 +294,7 @@ int RunRun(const std::vector<std::string>& args) {
                    {"arena_bytes", interpreter.arena_bytes()},
                    {"timing_ms", {{"load", Ms(t0, t1)}, {"prepare", Ms(t1, t2)}, {"invoke", Ms(t3, t4)}}}};
     if (!o.signature.empty()) report["signature"] = o.signature;
-    std::cout << report.dump(1) << "\n";
+    std::cout << report.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   std::cout << "model: " << o.model;
@@ -292,6 +313,16 @@ int RunRun(const std::vector<std::string>& args) {
                 << FormatValue(j["mean"]);
     }
     std::cout << "\n";
+    if (j.contains("strings")) {
+      const auto& strings = j["strings"];
+      const size_t shown = std::min<size_t>(strings.size(), 20);
+      std::cout << "  strings:";
+      for (size_t i = 0; i < shown; ++i) {
+        std::cout << (i ? ", " : " ") << json(strings[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+      }
+      if (shown < strings.size()) std::cout << ", ... (" << strings.size() << " in all)";
+      std::cout << "\n";
+    }
     if (j.contains("top_k")) {
       std::cout << "  top-" << j["top_k"].size() << ":";
       for (const json& e : j["top_k"]) {

@@ -1,0 +1,28 @@
+// STABLEHLO_MINIMUM: element-wise min(a, b) of two tensors of the same shape and type, as
+// std::min (a NaN in `a` is kept, one in `b` is not). Types: float16/32/64, int8/16/32/64,
+// uint8/16/32/64, bool.
+#include "ops/stablehlo_util.h"
+
+namespace edgerun::ops {
+namespace {
+
+Status Prepare(OpContext& ctx) {
+  ER_RETURN_IF_ERROR(stablehlo::PrepareSameShapeBinary(ctx));
+  if (!stablehlo::IsElementwiseType(ctx.input(0)->type)) {
+    return ctx.Unsupported("type ", TensorTypeName(ctx.input(0)->type), " is not supported");
+  }
+  return Status::Ok();
+}
+
+Status Eval(OpContext& ctx) {
+  return stablehlo::EvalSameShapeBinary(ctx, [](auto a, auto b) { return b < a ? b : a; });
+}
+
+}  // namespace
+
+OpRegistration RegisterStablehloMinimum() {
+  return MakeBuiltin(tflite::BuiltinOperator_STABLEHLO_MINIMUM, 1,
+                     "float16, float32, float64, int8/16/32/64, uint8/16/32/64, bool", Prepare, Eval);
+}
+
+}  // namespace edgerun::ops

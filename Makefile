@@ -30,7 +30,7 @@ corpus: build
 	@$(SHARED)/tools/eval/run_corpus.sh $(SHARED)/conformance-invalid '$(BUILD)/edgerun run'
 
 conformance: build
-	@$(BUILD)/tests/conformance_test $(SHARED)/conformance
+	@$(BUILD)/tests/conformance_test $(SHARED)/conformance --known tests/conformance_known_deviations.json
 
 docs: build
 	@$(BUILD)/edgerun ops --markdown > docs/ops.md

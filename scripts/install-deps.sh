@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev
   nlohmann-json3-dev
   python3
+  # XNNPACK delegate (optional at build time; CMakeLists.txt turns it on when present)
+  libxnnpack-dev libpthreadpool-dev
 )
 
 missing=()

@@ -11,6 +11,8 @@ packages=(
   python3
   # bindings: the Python package (pybind11, numpy) and its tests (pytest)
   python3-dev python3-numpy python3-pytest python3-pybind11
+  # XNNPACK delegate (optional at build time; CMakeLists.txt turns it on when present)
+  libxnnpack-dev libpthreadpool-dev
 )
 # ---- bench: `make bench` only (scripts/install-deps.sh --bench): the ONNX twin of the synthetic
 # MobileNet v2 is written with python3-onnx, reading the .tflite with python3-flatbuffers.

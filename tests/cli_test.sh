@@ -64,6 +64,28 @@ expect_stderr "serving_default"
 expect_rc 0 "signature" -- "$EDGERUN" run "$TMP/tiny.tflite" --signature serving_default --npy --output-dir "$TMP/sig"
 [ -f "$TMP/sig/output_0.npy" ] || { echo "FAIL no output_0.npy"; failures=$((failures + 1)); }
 
+# Delegation: the partition report, and running with and without XNNPACK.
+if "$EDGERUN" inspect "$TMP/tiny.tflite" --delegate xnnpack >"$TMP/stdout" 2>"$TMP/stderr"; then
+  if grep -qE "^delegation, subgraph 0: [0-9]+ of [0-9]+ ops in [0-9]+ partition" "$TMP/stdout" &&
+     grep -qE "^  XNNPACK\([0-9]+ nodes?\): ops " "$TMP/stdout"; then
+    echo "PASS inspect --delegate xnnpack"
+  else
+    echo "FAIL inspect --delegate xnnpack: no partition report"; sed 's/^/  | /' "$TMP/stdout" | tail -8
+    failures=$((failures + 1))
+  fi
+  expect_rc 0 "inspect --delegate xnnpack --json" -- "$EDGERUN" inspect "$TMP/tiny.tflite" --delegate xnnpack --json
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["delegation"][0]; assert d["delegated_ops"] > 0 and d["steps"], d' \
+    "$TMP/stdout" || { echo "FAIL inspect --delegate json content"; failures=$((failures + 1)); }
+  expect_rc 0 "run --no-xnnpack" -- "$EDGERUN" run "$TMP/tiny.tflite" --no-xnnpack --output-dir "$TMP/nox"
+  grep -q "^delegate: none" "$TMP/stdout" || { echo "FAIL run --no-xnnpack still delegates"; failures=$((failures + 1)); }
+  expect_rc 0 "run --delegate xnnpack" -- "$EDGERUN" run "$TMP/tiny.tflite" --delegate xnnpack --output-dir "$TMP/xnn"
+  grep -q "^delegate: XNNPACK" "$TMP/stdout" || { echo "FAIL run --delegate xnnpack did not delegate"; failures=$((failures + 1)); }
+else
+  grep -q "built without XNNPACK" "$TMP/stderr" && echo "SKIP inspect --delegate xnnpack: no XNNPACK in this build" \
+    || { echo "FAIL inspect --delegate xnnpack"; sed 's/^/  | /' "$TMP/stderr" | head -5; failures=$((failures + 1)); }
+fi
+expect_rc 2 "run --delegate bogus" -- "$EDGERUN" run "$TMP/tiny.tflite" --delegate bogus
+
 # Every truncation of a valid model is refused cleanly, never with a signal.
 size=$(stat -c %s "$TMP/tiny.tflite")
 for cut in 0 1 7 8 16 64 $((size / 2)) $((size - 64)) $((size - 1)); do

@@ -3,8 +3,9 @@
 // applies the same rules but ignores the per-output `first_n` / `indices` selectors, so a case
 // can pass here and fail there only on elements the README declares unstable).
 //
-//   conformance_test CORPUS_DIR [--strict] [--filter SUBSTRING] [--known FILE]
+//   conformance_test CORPUS_DIR [--strict] [--filter SUBSTRING] [--known FILE] [--delegate xnnpack|none]
 //
+// --delegate: xnnpack (the interpreter's default) or none (builtin kernels only).
 // Prints "PASS name", "FAIL name: why" or "SKIP name: why" per case, then the totals. --known
 // names a JSON file of documented deviations (tests/conformance_known_deviations.json: the case,
 // the output and why the reference output is wrong); a failure of exactly that output prints
@@ -143,11 +144,11 @@ std::string CompareOutput(const std::string& dtype, const std::vector<uint8_t>& 
   return "";
 }
 
-CaseResult RunCase(const fs::path& dir, const json& c) {
+CaseResult RunCase(const fs::path& dir, const json& c, const InterpreterOptions& options) {
   const fs::path model_path = dir / "model.tflite";
   auto model = Model::FromFile(model_path.string());
   if (!model.ok()) return FromStatus(model.status());
-  auto created = Interpreter::Create(*model);
+  auto created = Interpreter::Create(*model, options);
   if (!created.ok()) return FromStatus(created.status());
   Interpreter& interpreter = **created;
   int subgraph_index = 0;
@@ -201,13 +202,14 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: conformance_test CORPUS_DIR [--strict] [--filter SUBSTRING]\n";
+    std::cerr << "usage: conformance_test CORPUS_DIR [--strict] [--filter SUBSTRING] [--delegate xnnpack|none]\n";
     return 2;
   }
   const fs::path root = argv[1];
   bool strict = false;
   std::string filter;
   json known = json::object();
+  InterpreterOptions options;
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--strict") {
       strict = true;
@@ -219,6 +221,17 @@ int main(int argc, char** argv) {
         known = json::parse(in);
       } catch (const std::exception& e) {
         std::cerr << "conformance_test: cannot read " << argv[i] << ": " << e.what() << "\n";
+        return 2;
+      }
+    } else if (std::string(argv[i]) == "--delegate" && i + 1 < argc) {
+      const std::string name = argv[++i];
+      if (name != "xnnpack" && name != "none") {
+        std::cerr << "conformance_test: --delegate needs xnnpack or none\n";
+        return 2;
+      }
+      options.use_xnnpack = name == "xnnpack";
+      if (options.use_xnnpack && !XnnpackAvailable()) {
+        std::cerr << "conformance_test: this build has no XNNPACK\n";
         return 2;
       }
     }
@@ -242,7 +255,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     try {
       std::ifstream in(dir / "case.json");
-      r = RunCase(dir, json::parse(in));
+      r = RunCase(dir, json::parse(in), options);
     } catch (const std::exception& e) {
       r = Fail(std::string("bad case.json: ") + e.what());
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgerun/delegate.h"
 #include "edgerun/model.h"
 #include "edgerun/op.h"
 #include "edgerun/status.h"
@@ -45,7 +46,21 @@ struct InterpreterOptions {
   size_t max_arena_bytes = size_t{16} << 30;   // activations of one subgraph
   int64_t max_while_iterations = 100000000;    // per WHILE op invocation
   int max_subgraph_depth = 64;                 // nesting of WHILE / IF / CALL_ONCE calls
+  // XNNPACK runs the float32, int8 and uint8 nodes it supports, as in TFLite (when edgerun was
+  // built with it; see XnnpackAvailable). Its threads: num_threads.
+  bool use_xnnpack = true;
+  // XNNPACK partitions of fewer nodes stay on the builtin kernels, unless they hold a
+  // convolution-like node or the whole subgraph.
+  int xnnpack_min_partition_nodes = 2;
+  // Delegates applied before XNNPACK, in this order; each sees the nodes the previous left.
+  std::vector<std::shared_ptr<Delegate>> delegates;
 };
+
+// True when this build of edgerun has the XNNPACK delegate.
+bool XnnpackAvailable();
+// A new XNNPACK delegate (for InterpreterOptions::delegates or ModifyGraphWithDelegate) with its
+// own thread pool; null when XNNPACK is not available.
+std::shared_ptr<Delegate> CreateXnnpackDelegate(int num_threads = 1, int min_partition_nodes = 2);
 
 class Interpreter {
  public:
@@ -70,6 +85,14 @@ class Interpreter {
   Status Invoke();
   // Variable tensors back to their initial value (zero, or the zero point).
   Status ResetVariableTensors();
+  // Adds a delegate after those already applied; it takes effect at the next AllocateTensors
+  // (which this call makes necessary).
+  Status ModifyGraphWithDelegate(std::shared_ptr<Delegate> delegate);
+  // The delegates, in the order they are applied.
+  const std::vector<std::shared_ptr<Delegate>>& delegates() const { return delegates_; }
+  // Which nodes of a subgraph run where, and why delegates refused the others; null for a
+  // subgraph that does not exist. Filled by the subgraph's AllocateTensors.
+  const DelegationReport* delegation(int subgraph = 0) const;
 
   // Primary subgraph I/O.
   size_t num_inputs() const;
@@ -113,6 +136,7 @@ class Interpreter {
   std::vector<std::unique_ptr<SignatureRunner>> signatures_;
   std::unique_ptr<ThreadPool> thread_pool_;
   std::unique_ptr<ResourceStore> resources_;
+  std::vector<std::shared_ptr<Delegate>> delegates_;
   Profiler* profiler_ = nullptr;
 };
 

@@ -23,6 +23,12 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
   interpreter->options_ = options;
   interpreter->thread_pool_ = std::make_unique<ThreadPool>(options.num_threads);
   interpreter->resources_ = std::make_unique<ResourceStore>();
+  interpreter->delegates_ = options.delegates;
+  if (options.use_xnnpack) {
+    if (auto xnnpack = CreateXnnpackDelegate(options.num_threads, options.xnnpack_min_partition_nodes)) {
+      interpreter->delegates_.push_back(std::move(xnnpack));
+    }
+  }
   const Model& m = *interpreter->model_;
   for (int s = 0; s < m.num_subgraphs(); ++s) {
     interpreter->subgraphs_.push_back(std::make_unique<Subgraph>(interpreter.get(), s));
@@ -52,9 +58,23 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
 }
 
 Interpreter::~Interpreter() {
-  // Subgraphs (and the op state they free) go before the thread pool they may use.
+  // Subgraphs (and the op state and delegate kernels they free) go before the thread pools and
+  // delegates they may use.
   subgraphs_.clear();
   resources_.reset();
+  delegates_.clear();
+}
+
+Status Interpreter::ModifyGraphWithDelegate(std::shared_ptr<Delegate> delegate) {
+  if (!delegate) return Status::Error("ModifyGraphWithDelegate: no delegate");
+  delegates_.push_back(std::move(delegate));
+  for (auto& s : subgraphs_) s->InvalidateAllocation();
+  return Status::Ok();
+}
+
+const DelegationReport* Interpreter::delegation(int subgraph) const {
+  if (subgraph < 0 || subgraph >= static_cast<int>(subgraphs_.size())) return nullptr;
+  return &subgraphs_[subgraph]->delegation();
 }
 
 Status Interpreter::AllocateTensors() { return subgraphs_[0]->AllocateTensors(); }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/arena_planner.h"
+#include "delegates/partition.h"
 #include "tflite_generated.h"
 
 namespace edgerun {
@@ -41,6 +42,10 @@ std::string Subgraph::Location() const { return StrCat(model_name_, ": subgraph 
 
 std::string Subgraph::NodeLocation(int node_index) const {
   const Node& node = nodes_[node_index];
+  if (!node.delegated_nodes.empty()) {
+    return StrCat(Location(), ", ", node.name, " running ops ", node.delegated_nodes.front(), "..",
+                  node.delegated_nodes.back());
+  }
   return StrCat(Location(), ", op ", node_index, " (", node.name, " v", node.version, ")");
 }
 
@@ -150,6 +155,7 @@ Status Subgraph::Build(const Model& model, const OpResolver& resolver) {
     }
     nodes_.push_back(std::move(node));
   }
+  num_model_nodes_ = static_cast<int>(nodes_.size());
   if (num_unresolved > 0) {
     return Status::Unsupported(StrCat(Location(), ": ", num_unresolved, num_unresolved == 1 ? " op is" : " ops are",
                                       " not supported: ", unresolved, num_unresolved > 8 ? "; ..." : ""));
@@ -308,6 +314,11 @@ Status Subgraph::AllocateTensors() {
 }
 
 Status Subgraph::AllocateTensorsOnce() {
+  // Back to the model's own nodes; the delegates decide again below (their kernels are kept in
+  // partitions_ until then, for reuse).
+  nodes_.resize(num_model_nodes_);
+  plan_.clear();
+  for (int n = 0; n < num_model_nodes_; ++n) plan_.push_back(n);
   // Forget the previous plan; keep constants, variables and owned memory for reuse.
   for (Tensor& t : tensors_) {
     if (t.allocation == Allocation::kArena || t.allocation == Allocation::kDynamic) {
@@ -359,13 +370,16 @@ Status Subgraph::AllocateTensorsOnce() {
       }
     }
   }
+  ER_RETURN_IF_ERROR(ApplyDelegates());
   ER_RETURN_IF_ERROR(PlanArena());
   needs_allocation_ = false;
   return Status::Ok();
 }
 
 Status Subgraph::PlanArena() {
-  const int num_nodes = static_cast<int>(nodes_.size());
+  // Lifetimes in steps of the execution plan: values inside a delegated partition are never
+  // touched by a step, so they get no memory here.
+  const int num_nodes = static_cast<int>(plan_.size());
   std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
   auto use = [&](int t, int n) {
     if (t < 0) return;
@@ -374,7 +388,7 @@ Status Subgraph::PlanArena() {
   };
   for (int i : inputs_) use(i, 0);
   for (int n = 0; n < num_nodes; ++n) {
-    const Node& node = nodes_[n];
+    const Node& node = nodes_[plan_[n]];
     for (int t : node.inputs) use(t, n);
     for (int t : node.outputs) use(t, n);
     for (int t : node.temporaries) use(t, n);
@@ -409,7 +423,10 @@ Status Subgraph::PlanArena() {
     return Status::Errorf(Location(), ": activations need ", plan.arena_bytes, " bytes, over the limit of ",
                           interpreter_->options().max_arena_bytes, " (InterpreterOptions::max_arena_bytes)");
   }
-  if (!arena_.Reserve(plan.arena_bytes)) {
+  // Slack after the last tensor: vectorized kernels (XNNPACK) may read a few bytes past the end
+  // of an input, never write there.
+  constexpr size_t kTailSlack = 64;
+  if (!arena_.Reserve(plan.arena_bytes + kTailSlack)) {
     return Status::Errorf(Location(), ": out of memory allocating an arena of ", plan.arena_bytes, " bytes");
   }
   arena_bytes_ = plan.arena_bytes;
@@ -459,7 +476,8 @@ Status Subgraph::Invoke() {
   ++invoke_depth_;
   in_eval_ = true;
   Status status;
-  for (size_t n = 0; n < nodes_.size() && status.ok(); ++n) {
+  for (size_t step = 0; step < plan_.size() && status.ok(); ++step) {
+    const size_t n = static_cast<size_t>(plan_[step]);
     Node& node = nodes_[n];
     if (node.prepare_at_eval) {
       in_eval_ = false;
@@ -488,6 +506,247 @@ Status Subgraph::Invoke() {
   in_eval_ = false;
   --invoke_depth_;
   return status;
+}
+
+}  // namespace edgerun
+
+// ---- delegation
+
+namespace edgerun {
+namespace {
+
+// Ops whose effects tensors do not show: they keep their place in the plan.
+bool HasHiddenEffects(int32_t code) {
+  switch (code) {
+    case tflite::BuiltinOperator_VAR_HANDLE:
+    case tflite::BuiltinOperator_READ_VARIABLE:
+    case tflite::BuiltinOperator_ASSIGN_VARIABLE:
+    case tflite::BuiltinOperator_CALL_ONCE:
+    case tflite::BuiltinOperator_WHILE:
+    case tflite::BuiltinOperator_IF:
+    case tflite::BuiltinOperator_CALL:
+    case tflite::BuiltinOperator_HASHTABLE:
+    case tflite::BuiltinOperator_HASHTABLE_FIND:
+    case tflite::BuiltinOperator_HASHTABLE_IMPORT:
+    case tflite::BuiltinOperator_HASHTABLE_SIZE:
+    case tflite::BuiltinOperator_RANDOM_UNIFORM:
+    case tflite::BuiltinOperator_RANDOM_STANDARD_NORMAL:
+    case tflite::BuiltinOperator_MULTINOMIAL:
+    case tflite::BuiltinOperator_CUSTOM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool Subgraph::IsBarrier(int node_index) const {
+  const Node& node = nodes_[node_index];
+  if (!node.delegated_nodes.empty()) return false;
+  if (HasHiddenEffects(node.builtin_code)) return true;
+  for (const auto* list : {&node.inputs, &node.outputs}) {
+    for (int t : *list) {
+      if (t < 0) continue;
+      const Tensor& tensor = tensors_[t];
+      if (tensor.is_variable || tensor.allocation == Allocation::kPersistent || tensor.type == TensorType::kResource) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::string Subgraph::UndelegatableReason(int node_index) const {
+  const Node& node = nodes_[node_index];
+  if (IsBarrier(node_index)) return "has state or effects outside its tensors (variables, resources, control flow)";
+  if (node.prepare_at_eval) return "its input shapes are known only when the graph runs";
+  for (const auto* list : {&node.inputs, &node.outputs, &node.intermediates}) {
+    for (int t : *list) {
+      if (t < 0) continue;
+      const Tensor& tensor = tensors_[t];
+      if (!IsFixedSizeType(tensor.type)) return StrCat("tensor '", tensor.name, "' is ", TensorTypeName(tensor.type));
+      if (tensor.allocation == Allocation::kDynamic) {
+        return StrCat("tensor '", tensor.name, "' gets its shape only when the graph runs");
+      }
+    }
+  }
+  return "";
+}
+
+Status Subgraph::ApplyDelegates() {
+  delegation_ = DelegationReport();
+  delegation_.nodes.resize(num_model_nodes_);
+  for (int n = 0; n < num_model_nodes_; ++n) delegation_.nodes[n].op = nodes_[n].name;
+  std::vector<std::unique_ptr<DelegatedPartition>> reusable = std::move(partitions_);
+  partitions_.clear();
+  for (const auto& delegate : interpreter_->delegates()) {
+    if (delegate) ER_RETURN_IF_ERROR(ApplyDelegate(*delegate, reusable));
+  }
+  return Status::Ok();  // kernels left in `reusable` belong to partitions that no longer exist
+}
+
+Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<DelegatedPartition>>& reusable) {
+  if (delegate_registration_ == nullptr) {
+    OpRegistration r;
+    r.name = "DELEGATE";
+    r.builtin_code = tflite::BuiltinOperator_DELEGATE;
+    r.eval = [](OpContext& ctx) {
+      auto* p = static_cast<DelegatedPartition*>(ctx.user_data());
+      return p->kernel->Eval(ctx, p->partition);
+    };
+    registrations_.push_back(std::move(r));
+    delegate_registration_ = &registrations_.back();
+  }
+  const std::string name = delegate.name();
+  const std::vector<int> plan = plan_;
+  const size_t nodes_before = nodes_.size();
+
+  // The delegate's answer for every model node still on the builtin kernels.
+  std::vector<delegates::PlanUnit> units(plan.size());
+  std::vector<NodeClaim> claims(plan.size());
+  for (size_t k = 0; k < plan.size(); ++k) {
+    const int n = plan[k];
+    const Node& node = nodes_[n];
+    for (int t : node.inputs) if (t >= 0) units[k].reads.push_back(t);
+    for (int t : node.outputs) if (t >= 0) units[k].writes.push_back(t);
+    for (int t : node.intermediates) if (t >= 0) units[k].writes.push_back(t);
+    units[k].barrier = IsBarrier(n);
+    if (n >= num_model_nodes_) continue;  // an earlier delegate's node
+    const std::string why_not = UndelegatableReason(n);
+    if (!why_not.empty()) {
+      claims[k] = NodeClaim::No(why_not);
+    } else {
+      claims[k] = delegate.Claim(OpContext(this, n));
+      if (!claims[k].claimed && claims[k].reason.empty()) claims[k].reason = "not supported";
+    }
+  }
+
+  // Partition, create kernels; a kernel that cannot handle its partition sends it back and the
+  // partitioning runs again without those nodes.
+  while (true) {
+    for (size_t k = 0; k < plan.size(); ++k) {
+      units[k].claimed = claims[k].claimed;
+      units[k].heavy = claims[k].heavy;
+    }
+    std::vector<std::pair<int, int>> demoted;
+    const int min_nodes = std::max(1, delegate.min_partition_nodes());
+    const std::vector<delegates::PlanGroup> groups = delegates::PartitionPlan(units, min_nodes, &demoted);
+
+    // Who reads each tensor, to find a partition's outputs.
+    std::map<int, std::vector<int>> readers;  // tensor -> plan positions
+    for (size_t k = 0; k < plan.size(); ++k) {
+      for (int t : units[k].reads) readers[t].push_back(static_cast<int>(k));
+    }
+    std::vector<bool> is_output(tensors_.size(), false);
+    for (int t : outputs_) if (t >= 0) is_output[t] = true;
+
+    std::vector<int> new_plan;
+    std::vector<std::pair<int, std::unique_ptr<DelegatedPartition>>> created;  // (node, partition)
+    Status failure;
+    for (const delegates::PlanGroup& group : groups) {
+      if (!group.claimed) {
+        for (int k : group.units) new_plan.push_back(plan[k]);
+        continue;
+      }
+      auto dp = std::make_unique<DelegatedPartition>();
+      dp->delegate = &delegate;
+      std::vector<bool> member(plan.size(), false);
+      std::vector<bool> inside(tensors_.size(), false);
+      for (int k : group.units) {
+        member[k] = true;
+        dp->partition.nodes.push_back(plan[k]);
+        for (int t : units[k].writes) inside[t] = true;
+      }
+      std::vector<bool> listed(tensors_.size(), false);
+      for (int k : group.units) {
+        for (int t : units[k].reads) {
+          if (!inside[t] && !listed[t]) {
+            listed[t] = true;
+            dp->partition.inputs.push_back(t);
+          }
+        }
+      }
+      for (int k : group.units) {
+        for (int t : units[k].writes) {
+          if (listed[t]) continue;
+          // Read outside, a subgraph output, or read by nobody (a dead value: XNNPACK would
+          // not give it memory, yet it must be written somewhere).
+          bool outside = is_output[t] || readers[t].empty();
+          for (int r : readers[t]) outside = outside || !member[r];
+          if (outside) {
+            listed[t] = true;
+            dp->partition.outputs.push_back(t);
+          }
+        }
+      }
+      // The delegate node.
+      Node node;
+      node.registration = delegate_registration_;
+      node.builtin_code = tflite::BuiltinOperator_DELEGATE;
+      const size_t count = dp->partition.nodes.size();
+      node.name = StrCat(name, "(", count, count == 1 ? " node)" : " nodes)");
+      node.inputs = dp->partition.inputs;
+      node.outputs = dp->partition.outputs;
+      node.delegated_nodes = dp->partition.nodes;
+      node.initialized = true;
+      node.user_data = dp.get();
+      const int index = static_cast<int>(nodes_.size());
+      nodes_.push_back(std::move(node));
+      new_plan.push_back(index);
+
+      // A kernel for the same nodes from the previous allocation is prepared again.
+      for (auto& old : reusable) {
+        if (old && old->delegate == &delegate && old->partition.nodes == dp->partition.nodes) {
+          dp->kernel = std::move(old->kernel);
+          old.reset();
+          break;
+        }
+      }
+      OpContext ctx(this, index);
+      if (!dp->kernel) {
+        auto kernel = delegate.CreateKernel(ctx, dp->partition);
+        if (!kernel.ok()) {
+          failure = kernel.status();
+        } else {
+          dp->kernel = std::move(*kernel);
+        }
+      }
+      if (failure.ok()) failure = dp->kernel->Prepare(ctx, dp->partition);
+      if (!failure.ok()) {
+        if (!failure.unsupported()) return failure.WithContext(NodeLocation(index));
+        // Back to the builtin kernels, with the delegate's reason; then partition again.
+        for (int k : group.units) claims[k] = NodeClaim::No(StrCat("its partition was refused: ", failure.message()));
+        break;
+      }
+      created.emplace_back(index, std::move(dp));
+    }
+    if (!failure.ok()) {
+      nodes_.resize(nodes_before);
+      continue;
+    }
+
+    // Record the outcome.
+    for (size_t k = 0; k < plan.size(); ++k) {
+      const int n = plan[k];
+      if (n >= num_model_nodes_) continue;
+      if (claims[k].claimed) continue;
+      delegation_.nodes[n].refusals.emplace_back(name, claims[k].reason);
+    }
+    for (const auto& [k, size] : demoted) {
+      delegation_.nodes[plan[k]].refusals.emplace_back(
+          name, StrCat("supported, but its partition of ", size, size == 1 ? " node" : " nodes",
+                       " is below the minimum of ", min_nodes));
+    }
+    for (auto& [node_index, dp] : created) {
+      const int partition_index = static_cast<int>(delegation_.partitions.size());
+      delegation_.partitions.push_back({name, node_index, dp->partition});
+      for (int n : dp->partition.nodes) delegation_.nodes[n].partition = partition_index;
+      partitions_.push_back(std::move(dp));
+    }
+    plan_ = std::move(new_plan);
+    return Status::Ok();
+  }
 }
 
 }  // namespace edgerun

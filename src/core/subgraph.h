@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "edgerun/delegate.h"
 #include "edgerun/interpreter.h"
 #include "edgerun/model.h"
 #include "edgerun/op.h"
@@ -34,6 +36,8 @@ struct Node {
   bool initialized = false;
   // An input has no known shape before Invoke: prepare runs just before eval, every time.
   bool prepare_at_eval = false;
+  // A delegate node: the model's nodes it runs, in order (empty for the model's own nodes).
+  std::vector<int> delegated_nodes;
 };
 
 class Subgraph {
@@ -54,6 +58,8 @@ class Subgraph {
   Status Invoke();
   Status ResetVariableTensors();
   bool needs_allocation() const { return needs_allocation_; }
+  // The next Invoke needs AllocateTensors first (e.g. a delegate was added).
+  void InvalidateAllocation() { needs_allocation_ = true; }
 
   int index() const { return index_; }
   const std::string& name() const { return name_; }
@@ -62,8 +68,14 @@ class Subgraph {
   Tensor* tensor(int i) { return &tensors_[i]; }
   const std::vector<int>& inputs() const { return inputs_; }
   const std::vector<int>& outputs() const { return outputs_; }
+  // The model's nodes, then the delegate nodes of the current allocation.
   std::vector<Node>& nodes() { return nodes_; }
   const std::vector<Node>& nodes() const { return nodes_; }
+  int num_model_nodes() const { return num_model_nodes_; }
+  // Nodes in the order Invoke runs them: the model's nodes no delegate took, and delegate nodes.
+  const std::vector<int>& execution_plan() const { return plan_; }
+  // Who runs each node, and why delegates refused the others (after AllocateTensors).
+  const DelegationReport& delegation() const { return delegation_; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t persistent_bytes() const;
 
@@ -86,6 +98,19 @@ class Subgraph {
   Status PrepareNode(int node_index);
   Status PlanArena();
 
+  // Delegation (redone at every allocation). A partition a delegate runs, with its kernel; the
+  // delegate node's user_data points at it.
+  struct DelegatedPartition {
+    Delegate* delegate = nullptr;
+    Partition partition;
+    std::unique_ptr<DelegateKernel> kernel;
+  };
+  Status ApplyDelegates();
+  Status ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<DelegatedPartition>>& reusable);
+  // Why `delegate` cannot be offered node n at all (state, dynamic shapes), or empty.
+  std::string UndelegatableReason(int node_index) const;
+  bool IsBarrier(int node_index) const;
+
   Interpreter* interpreter_;
   int index_;
   std::string name_;
@@ -96,6 +121,11 @@ class Subgraph {
   std::vector<Node> nodes_;
   std::vector<int> inputs_;
   std::vector<int> outputs_;
+  int num_model_nodes_ = 0;
+  std::vector<int> plan_;
+  std::vector<std::unique_ptr<DelegatedPartition>> partitions_;
+  const OpRegistration* delegate_registration_ = nullptr;
+  DelegationReport delegation_;
   AlignedBuffer arena_;
   size_t arena_bytes_ = 0;
   bool needs_allocation_ = true;

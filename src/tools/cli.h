@@ -32,4 +32,7 @@ bool ParseShape(const std::string& text, Shape* shape);
 // Parses a non-negative integer argument.
 bool ParseInt(const std::string& text, long long* value);
 
+// --delegate NAME: "xnnpack" or "none". False for anything else.
+bool ParseDelegateName(const std::string& text, bool* use_xnnpack);
+
 }  // namespace edgerun::tools

@@ -1,4 +1,4 @@
-// edgerun inspect MODEL [--json]
+// edgerun inspect MODEL [--json] [--delegate xnnpack|none]
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,10 +12,12 @@ namespace edgerun::tools {
 namespace {
 
 const char kInspectUsage[] =
-    "usage: edgerun inspect MODEL [--json]\n"
+    "usage: edgerun inspect MODEL [--json] [--delegate xnnpack|none]\n"
     "  Prints the model's version, description, subgraphs with their inputs and outputs, the ops\n"
     "  it uses (with versions), signatures, metadata, weight bytes, the activation arena after\n"
-    "  allocation, and any ops edgerun does not support. Exit code 1 when the model cannot run.\n";
+    "  allocation, and any ops edgerun does not support. Exit code 1 when the model cannot run.\n"
+    "  --delegate xnnpack  also apply XNNPACK (as `run` does by default) and show the partitions:\n"
+    "                      which ops it runs, and why it refused each of the others.\n";
 
 using nlohmann::json;
 
@@ -28,6 +30,81 @@ json TensorJson(const Tensor& t, int index) {
                          {"quantized_dimension", t.quantization.quantized_dimension}};
   }
   return j;
+}
+
+// "0-11, 13, 15-20"
+std::string Ranges(const std::vector<int>& nodes) {
+  std::string s;
+  for (size_t i = 0; i < nodes.size();) {
+    size_t j = i;
+    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += j == i ? std::to_string(nodes[i]) : StrCat(nodes[i], "-", nodes[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+std::string TensorList(Subgraph& sg, const std::vector<int>& tensors) {
+  std::string s;
+  for (int t : tensors) {
+    if (sg.tensor(t)->is_constant()) continue;
+    s += StrCat(s.empty() ? "" : ", ", "'", sg.tensor(t)->name, "' (", t, ")");
+  }
+  return s.empty() ? "none" : s;
+}
+
+// The execution plan of one allocated subgraph: delegated partitions and builtin nodes, in order.
+json DelegationJson(Subgraph& sg) {
+  const DelegationReport& report = sg.delegation();
+  json steps = json::array();
+  for (int n : sg.execution_plan()) {
+    const Node& node = sg.nodes()[n];
+    if (!node.delegated_nodes.empty()) {
+      json ops = json::object();
+      for (int m : node.delegated_nodes) ops[sg.nodes()[m].name] = ops.value(sg.nodes()[m].name, 0) + 1;
+      steps.push_back({{"delegate", node.name.substr(0, node.name.find('('))},
+                       {"name", node.name},
+                       {"nodes", node.delegated_nodes},
+                       {"ops", ops},
+                       {"inputs", node.inputs},
+                       {"outputs", node.outputs}});
+    } else {
+      json refusals = json::array();
+      if (n < static_cast<int>(report.nodes.size())) {
+        for (const auto& [delegate, why] : report.nodes[n].refusals) refusals.push_back({{"delegate", delegate}, {"why", why}});
+      }
+      steps.push_back({{"node", n}, {"op", node.name}, {"refused_by", refusals}});
+    }
+  }
+  int delegated = 0;
+  for (const auto& p : report.partitions) delegated += static_cast<int>(p.partition.nodes.size());
+  return {{"subgraph", sg.index()},
+          {"ops", sg.num_model_nodes()},
+          {"delegated_ops", delegated},
+          {"partitions", report.partitions.size()},
+          {"steps", steps}};
+}
+
+void PrintDelegation(Subgraph& sg, const json& j) {
+  std::cout << "delegation, subgraph " << sg.index() << ": " << j["delegated_ops"] << " of " << j["ops"]
+            << " ops in " << j["partitions"] << " partition" << (j["partitions"] == 1 ? "" : "s") << "\n";
+  for (const json& step : j["steps"]) {
+    if (step.contains("delegate")) {
+      std::string ops;
+      for (const auto& [op, count] : step["ops"].items()) ops += StrCat(ops.empty() ? "" : ", ", op, " x", count.get<int>());
+      std::cout << "  " << step["name"].get<std::string>() << ": ops " << Ranges(step["nodes"].get<std::vector<int>>())
+                << " (" << ops << ")\n"
+                << "      in: " << TensorList(sg, step["inputs"].get<std::vector<int>>())
+                << "; out: " << TensorList(sg, step["outputs"].get<std::vector<int>>()) << "\n";
+    } else {
+      std::cout << "  op " << step["node"] << " " << step["op"].get<std::string>() << ": builtin";
+      for (const json& r : step["refused_by"]) {
+        std::cout << " (" << r["delegate"].get<std::string>() << ": " << r["why"].get<std::string>() << ")";
+      }
+      std::cout << "\n";
+    }
+  }
 }
 
 std::string TensorLine(const Tensor& t) {
@@ -43,14 +120,22 @@ std::string TensorLine(const Tensor& t) {
 int RunInspect(const std::vector<std::string>& args) {
   std::string path;
   bool as_json = false;
-  for (const std::string& a : args) {
+  bool use_xnnpack = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a == "--json") as_json = true;
+    else if (a == "--delegate") {
+      if (i + 1 >= args.size() || !ParseDelegateName(args[++i], &use_xnnpack)) {
+        return UsageError("inspect", "--delegate needs xnnpack or none", kInspectUsage);
+      }
+    }
     else if (a == "--help" || a == "-h") { std::cout << kInspectUsage; return kExitOk; }
     else if (!a.empty() && a[0] == '-') return UsageError("inspect", "unknown option " + a, kInspectUsage);
     else if (path.empty()) path = a;
     else return UsageError("inspect", "more than one model given", kInspectUsage);
   }
   if (path.empty()) return UsageError("inspect", "no model given", kInspectUsage);
+  if (use_xnnpack && !XnnpackAvailable()) return Fail("this edgerun was built without XNNPACK (libxnnpack-dev)");
 
   auto model = Model::FromFile(path);
   if (!model.ok()) return Fail(model.status().message());
@@ -93,7 +178,9 @@ int RunInspect(const std::vector<std::string>& args) {
   // Build and allocate to learn the arena size (and whether the model can run at all).
   std::string run_error;
   size_t arena_bytes = 0;
-  auto interpreter = Interpreter::Create(*model, resolver);
+  InterpreterOptions options;
+  options.use_xnnpack = use_xnnpack;
+  auto interpreter = Interpreter::Create(*model, resolver, options);
   if (!interpreter.ok()) {
     run_error = interpreter.status().message();
   } else {
@@ -172,6 +259,16 @@ int RunInspect(const std::vector<std::string>& args) {
   report["unsupported_ops"] = missing;
   if (run_error.empty()) report["arena_bytes"] = arena_bytes;
   else report["error"] = run_error;
+  json delegation = json::array();
+  if (use_xnnpack && interpreter.ok()) {
+    // Every subgraph that AllocateTensors reached (control-flow bodies are allocated with it).
+    for (int s = 0; s < (*interpreter)->num_subgraphs(); ++s) {
+      Subgraph* sub = (*interpreter)->subgraph(s);
+      if (sub->needs_allocation() || sub->num_model_nodes() == 0) continue;
+      delegation.push_back(DelegationJson(*sub));
+    }
+    report["delegation"] = delegation;
+  }
 
   if (as_json) {
     std::cout << report.dump(1) << "\n";
@@ -217,6 +314,7 @@ int RunInspect(const std::vector<std::string>& args) {
     }
     std::cout << "weights: " << m.weight_bytes() << " bytes\n";
     if (run_error.empty()) std::cout << "arena: " << arena_bytes << " bytes (activations of subgraph 0)\n";
+    for (const json& j : delegation) PrintDelegation(*(*interpreter)->subgraph(j["subgraph"].get<int>()), j);
     if (unsupported.empty()) {
       std::cout << "unsupported ops: none\n";
     } else {

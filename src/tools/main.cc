@@ -51,6 +51,13 @@ bool ParseInt(const std::string& text, long long* value) {
   return true;
 }
 
+bool ParseDelegateName(const std::string& text, bool* use_xnnpack) {
+  if (text == "xnnpack" || text == "XNNPACK") *use_xnnpack = true;
+  else if (text == "none") *use_xnnpack = false;
+  else return false;
+  return true;
+}
+
 }  // namespace edgerun::tools
 
 namespace {
@@ -60,6 +67,7 @@ const char kUsage[] =
     "\n"
     "commands:\n"
     "  inspect MODEL [--json]           what a model holds: tensors, ops, signatures, memory\n"
+    "          [--delegate xnnpack]     ... and which ops a delegate runs (and why not the others)\n"
     "  run MODEL [--input FILE]...      run a model on .bin/.npy inputs (random if none)\n"
     "  ops [--markdown]                 the builtin ops and versions edgerun supports\n"
     "  bench MODEL [--profile]          latency, memory and an op profile (--json, --trace)\n"

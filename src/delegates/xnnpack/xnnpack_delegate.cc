@@ -1,0 +1,256 @@
+// The XNNPACK delegate: claims the nodes xnnpack_ops.cc can translate, builds one XNNPACK runtime
+// per partition when the subgraph is allocated, and runs it with one call per inference, reading
+// and writing the subgraph's tensors in place.
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "delegates/xnnpack/xnnpack_graph.h"
+#include "edgerun/interpreter.h"
+#include "tflite_generated.h"
+
+namespace edgerun {
+namespace xnnpack {
+namespace {
+
+bool InitializeXnnpack() {
+  static std::once_flag once;
+  static bool ok = false;
+  std::call_once(once, [] { ok = xnn_initialize(nullptr) == xnn_status_success; });
+  return ok;
+}
+
+class XnnpackKernel : public DelegateKernel {
+ public:
+  explicit XnnpackKernel(pthreadpool_t threadpool) : threadpool_(threadpool) {}
+  ~XnnpackKernel() override { Reset(); }
+
+  Status Prepare(OpContext& ctx, const Partition& partition) override {
+    Subgraph& graph = ctx.subgraph();
+    std::vector<Shape> shapes;
+    for (int n : partition.nodes) {
+      for (const auto* list : {&graph.nodes()[n].inputs, &graph.nodes()[n].outputs}) {
+        for (int t : *list) shapes.push_back(t >= 0 ? graph.tensor(t)->shape : Shape{-1});
+      }
+    }
+    if (built_ && shapes == shapes_) return Status::Ok();  // same shapes: the runtime still fits
+    Reset();
+    ER_RETURN_IF_ERROR(Build(graph, partition));
+    shapes_ = std::move(shapes);
+    built_ = true;
+    return Status::Ok();
+  }
+
+  Status Eval(OpContext& ctx, const Partition& partition) override {
+    Subgraph& graph = ctx.subgraph();
+    if (runtime_ != nullptr) {
+      bool changed = values_.size() != externals_.size();
+      values_.resize(externals_.size());
+      size_t staging_offset = 0;
+      for (size_t i = 0; i < externals_.size(); ++i) {
+        Tensor* t = graph.tensor(externals_[i].tensor);
+        void* data = t->data;
+        if (externals_[i].input && !HasReadSlack(*t)) {
+          // XNNPACK may read up to XNN_EXTRA_BYTES past an input; copy the rare ones that end
+          // at the edge of their allocation.
+          data = staging_.data() + staging_offset;
+          std::memcpy(data, t->data, t->bytes);
+          staging_offset += (t->bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
+        }
+        if (data == nullptr) return Status::Errorf("XNNPACK partition: tensor '", t->name, "' has no memory");
+        changed = changed || values_[i].data != data;
+        values_[i] = {static_cast<uint32_t>(i), data};
+      }
+      if (changed) {
+        const xnn_status s = xnn_setup_runtime(runtime_, values_.size(), values_.data());
+        if (s != xnn_status_success) {
+          values_.clear();
+          return Status::Errorf("XNNPACK setup failed (status ", static_cast<int>(s), ")");
+        }
+      }
+      const xnn_status s = xnn_invoke_runtime(runtime_);
+      if (s != xnn_status_success) return Status::Errorf("XNNPACK invoke failed (status ", static_cast<int>(s), ")");
+    }
+    for (const auto& [tensor, data] : folded_outputs_) {
+      Tensor* t = graph.tensor(tensor);
+      std::memcpy(t->data, data, t->bytes);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct External {
+    int tensor;
+    bool input;
+  };
+
+  static bool HasReadSlack(const Tensor& t) {
+    if (t.allocation == Allocation::kArena) return true;  // the arena ends with slack
+    return t.data == t.owned.data() && t.owned.capacity() >= t.bytes + XNN_EXTRA_BYTES;
+  }
+
+  void Reset() {
+    if (runtime_ != nullptr) xnn_delete_runtime(runtime_);
+    runtime_ = nullptr;
+    storage_ = std::make_unique<StaticStorage>();
+    externals_.clear();
+    values_.clear();
+    folded_outputs_.clear();
+    built_ = false;
+  }
+
+  Status Build(Subgraph& graph, const Partition& partition) {
+    const std::set<int> inputs(partition.inputs.begin(), partition.inputs.end());
+    const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+    xnn_subgraph_t subgraph = nullptr;
+    if (xnn_create_subgraph(static_cast<uint32_t>(inputs.size() + outputs.size()), 0, &subgraph) !=
+        xnn_status_success) {
+      return Status::Error("XNNPACK: cannot create a subgraph (out of memory?)");
+    }
+    auto flags = [&](int t) -> uint32_t {
+      if (outputs.count(t)) return XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
+      return inputs.count(t) ? XNN_VALUE_FLAG_EXTERNAL_INPUT : 0;
+    };
+    GraphBuilder builder(graph, subgraph, flags, *storage_);
+    Status status;
+    size_t defined_nodes = 0;
+    for (int n : partition.nodes) {
+      OpContext node(&graph, n);
+      OpTraits traits;
+      status = VisitNode(builder, node, &traits);
+      if (!status.ok()) {
+        status = Status::Unsupported(StrCat("op ", n, " (", node.op_name(), "): ", status.message()));
+        break;
+      }
+      if (FoldableDequantize(graph, node.output_tensor_index(0)) < 0) ++defined_nodes;
+    }
+    if (status.ok()) {
+      for (int t : partition.outputs) {
+        if (FoldableDequantize(graph, t) >= 0) folded_outputs_.emplace_back(t, builder.FoldedData(t));
+      }
+      size_t staging = 0;
+      for (int t : builder.externals()) {
+        const bool input = inputs.count(t) > 0 && outputs.count(t) == 0;
+        externals_.push_back({t, input});
+        if (input) staging += (graph.tensor(t)->bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
+      }
+      if (!staging_.Reserve(staging)) status = Status::Error("XNNPACK: out of memory");
+    }
+    if (status.ok() && defined_nodes > 0) {
+      const uint32_t runtime_flags = threadpool_ != nullptr ? XNN_FLAG_YIELD_WORKERS : 0;
+      const xnn_status s = xnn_create_runtime_v2(subgraph, threadpool_, runtime_flags, &runtime_);
+      if (s != xnn_status_success) {
+        runtime_ = nullptr;
+        status = Status::Unsupported(StrCat("XNNPACK could not create the runtime (status ", static_cast<int>(s), ")"));
+      }
+    }
+    xnn_delete_subgraph(subgraph);
+    return status;
+  }
+
+  pthreadpool_t threadpool_;
+  bool built_ = false;
+  std::vector<Shape> shapes_;
+  xnn_runtime_t runtime_ = nullptr;
+  std::unique_ptr<StaticStorage> storage_ = std::make_unique<StaticStorage>();
+  std::vector<External> externals_;  // in external id order
+  std::vector<xnn_external_value> values_;  // as last given to xnn_setup_runtime
+  std::vector<std::pair<int, const float*>> folded_outputs_;
+  AlignedBuffer staging_;
+};
+
+class XnnpackDelegate : public Delegate {
+ public:
+  XnnpackDelegate(int num_threads, int min_partition_nodes) : min_partition_nodes_(min_partition_nodes) {
+    if (num_threads > 1) threadpool_ = pthreadpool_create(static_cast<size_t>(num_threads));
+  }
+  ~XnnpackDelegate() override {
+    if (threadpool_ != nullptr) pthreadpool_destroy(threadpool_);
+  }
+
+  std::string name() const override { return "XNNPACK"; }
+  int min_partition_nodes() const override { return min_partition_nodes_; }
+
+  NodeClaim Claim(const OpContext& node) override {
+    Subgraph& graph = node.subgraph();
+    if (node.interpreter().options().int8_arithmetic == Int8Arithmetic::kTfliteReference) {
+      // TFLite's reference rounding was asked for: 8-bit nodes stay on the builtin kernels.
+      for (int i = 0; i < node.num_outputs(); ++i) {
+        const Tensor* t = node.output(i);
+        if (t && (t->type == TensorType::kInt8 || t->type == TensorType::kUInt8)) {
+          return NodeClaim::No("8-bit, and InterpreterOptions::int8_arithmetic asks for TFLite's reference rounding");
+        }
+      }
+    }
+    StaticStorage storage;
+    GraphBuilder check(graph, nullptr, [](int) { return 0u; }, storage);
+    OpTraits traits;
+    Status status = VisitNode(check, node, &traits);
+    if (!status.ok()) return NodeClaim::No(status.message());
+    if (node.builtin_code() == tflite::BuiltinOperator_DEQUANTIZE &&
+        FoldableDequantize(graph, node.output_tensor_index(0)) >= 0) {
+      return NodeClaim::Yes();
+    }
+    // Rules cover the convolution-like ops; for the others this XNNPACK's own parameter checks
+    // (scale ratios, ranks) decide, by building the node alone.
+    if (!traits.heavy) {
+      status = TryAlone(graph, node);
+      if (!status.ok()) return NodeClaim::No(status.message());
+    }
+    return NodeClaim::Yes(traits.heavy);
+  }
+
+  Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext&, const Partition&) override {
+    return std::unique_ptr<DelegateKernel>(new XnnpackKernel(threadpool_));
+  }
+
+ private:
+  Status TryAlone(Subgraph& graph, const OpContext& node) {
+    std::set<int> ins, outs;
+    for (int i = 0; i < node.num_inputs(); ++i) ins.insert(node.input_tensor_index(i));
+    for (int i = 0; i < node.num_outputs(); ++i) outs.insert(node.output_tensor_index(i));
+    xnn_subgraph_t subgraph = nullptr;
+    if (xnn_create_subgraph(static_cast<uint32_t>(ins.size() + outs.size()), 0, &subgraph) != xnn_status_success) {
+      return Status::Unsupported("XNNPACK cannot create a subgraph");
+    }
+    StaticStorage storage;
+    GraphBuilder builder(graph, subgraph,
+                         [&](int t) -> uint32_t {
+                           return outs.count(t) ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+                         },
+                         storage);
+    OpTraits traits;
+    Status status = VisitNode(builder, node, &traits);
+    if (status.ok()) {
+      xnn_runtime_t runtime = nullptr;
+      const xnn_status s = xnn_create_runtime_v2(subgraph, nullptr, 0, &runtime);
+      if (s == xnn_status_success) {
+        xnn_delete_runtime(runtime);
+      } else {
+        status = Status::Unsupported(
+            StrCat("this XNNPACK rejects the parameters (status ", static_cast<int>(s),
+                   s == xnn_status_unsupported_parameter ? ", e.g. a scale ratio out of its range)" : ")"));
+      }
+    }
+    xnn_delete_subgraph(subgraph);
+    return status;
+  }
+
+  int min_partition_nodes_;
+  pthreadpool_t threadpool_ = nullptr;
+};
+
+}  // namespace
+}  // namespace xnnpack
+
+bool XnnpackAvailable() { return xnnpack::InitializeXnnpack(); }
+
+std::shared_ptr<Delegate> CreateXnnpackDelegate(int num_threads, int min_partition_nodes) {
+  if (!xnnpack::InitializeXnnpack()) return nullptr;
+  return std::make_shared<xnnpack::XnnpackDelegate>(num_threads, min_partition_nodes);
+}
+
+}  // namespace edgerun

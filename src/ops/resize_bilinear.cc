@@ -1,5 +1,6 @@
 // RESIZE_BILINEAR to the [height, width] of the size tensor, with align_corners and
 // half_pixel_centers. Quantized outputs keep the input's quantization (no rescaling).
+#include "kernels/optimized/resize.h"
 #include "kernels/reference/resize.h"
 #include "ops/resize_util.h"
 
@@ -28,11 +29,11 @@ Status Eval(OpContext& ctx, reference::ResizeParams& params) {
                                                output->data_as<int8_t>());
       break;
     case TensorType::kInt16:
-      reference::ResizeBilinearInteger<int16_t>(params, input->shape, input->data_as<int16_t>(), output->shape,
-                                                output->data_as<int16_t>());
+      optimized::ResizeBilinearInteger<int16_t>(ctx.thread_pool(), params, input->shape, input->data_as<int16_t>(),
+                                                output->shape, output->data_as<int16_t>());
       break;
     default:
-      reference::ResizeBilinearFloat(params, input->shape, input->data_as<float>(), output->shape,
+      optimized::ResizeBilinearFloat(ctx.thread_pool(), params, input->shape, input->data_as<float>(), output->shape,
                                      output->data_as<float>());
       break;
   }

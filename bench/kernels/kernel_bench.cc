@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -80,13 +81,14 @@ reference::ConvParams SameParams(int in, int k, int stride, int out) {
   return p;
 }
 
-// Keeps the data of a case alive.
+// Keeps the data of a case alive. Deques: the cases hold references to their elements, which
+// must stay where they are when more are added.
 struct Store {
-  std::vector<std::vector<float>> f;
-  std::vector<std::vector<int8_t>> i8;
-  std::vector<std::vector<int16_t>> i16;
-  std::vector<std::vector<int32_t>> i32;
-  std::vector<std::vector<int64_t>> i64;
+  std::deque<std::vector<float>> f;
+  std::deque<std::vector<int8_t>> i8;
+  std::deque<std::vector<int16_t>> i16;
+  std::deque<std::vector<int32_t>> i32;
+  std::deque<std::vector<int64_t>> i64;
   std::vector<std::unique_ptr<optimized::ConvFilterF32>> packed_f32;
   std::vector<std::unique_ptr<optimized::ConvFilterI16>> packed_i16;
   std::vector<std::unique_ptr<std::vector<int>>> ints;

@@ -5,6 +5,8 @@
 // lhs row quantized at run time (symmetric, or asymmetric with asymmetric_quantize_inputs).
 #include "kernels/reference/batch_matmul.h"
 
+#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -22,6 +24,10 @@ struct BatchMatMulState {
   std::vector<float> hybrid_scales;  // rhs scale per output column
   bool hybrid_per_channel = false;
   bool asymmetric_inputs = false;
+  // Each rhs batch packed for the optimized kernels (kept while a constant rhs is unchanged).
+  std::vector<optimized::PackedF32> packed_f32;
+  std::vector<optimized::PackedI16> packed_i16;
+  const void* packed_source = nullptr;
 };
 
 Status CheckTypes(const OpContext& ctx, const Tensor* lhs, const Tensor* rhs, const Tensor* output) {
@@ -150,8 +156,72 @@ void ForEachBatch(const BatchMatMulState& s, const L* lhs, const R* rhs, Out* ou
   }
 }
 
+// Packs every rhs batch with pack(data of batch j, packed j); once for a constant rhs.
+template <class Packed, class T, class Pack>
+const std::vector<Packed>& PackRhs(const OpContext& ctx, BatchMatMulState& s, std::vector<Packed>* packed,
+                                   const Pack& pack) {
+  const Tensor* rhs = ctx.input(1);
+  const T* data = rhs->data_as<T>();
+  const optimized::Isa isa = optimized::ActiveIsa();
+  if (rhs->is_constant() && s.packed_source == data && packed->size() == static_cast<size_t>(s.rhs_batches) &&
+      (packed->empty() || (*packed)[0].isa == isa)) {
+    return *packed;
+  }
+  packed->resize(static_cast<size_t>(s.rhs_batches));
+  const int64_t size = static_cast<int64_t>(s.k) * s.n;
+  optimized::ParallelFor(ctx.thread_pool(), s.rhs_batches, [&](int64_t j) { pack(data + j * size, isa, &(*packed)[j]); });
+  s.packed_source = rhs->is_constant() ? data : nullptr;
+  return *packed;
+}
+
+// out batch i = lhs batch x packed rhs batch, through gemm(a, packed, out) on one thread per batch
+// when there are enough batches, else each product split over the pool.
+template <class L, class Packed, class Out, class Gemm>
+void ForEachBatchOptimized(const OpContext& ctx, const BatchMatMulState& s, const L* lhs,
+                           const std::vector<Packed>& packed, Out* out, const Gemm& gemm) {
+  const int64_t lhs_size = static_cast<int64_t>(s.m) * s.k, out_size = static_cast<int64_t>(s.m) * s.n;
+  const int64_t batches = static_cast<int64_t>(s.lhs_index.size());
+  ThreadPool* pool = ctx.thread_pool();
+  const bool per_batch = batches >= 2 * optimized::NumThreads(pool);
+  optimized::ParallelFor(per_batch ? pool : nullptr, batches, [&](int64_t i) {
+    gemm(per_batch ? nullptr : pool, lhs + s.lhs_index[i] * lhs_size, packed[s.rhs_index[i]], out + i * out_size,
+         s.lhs_index[i]);
+  });
+}
+
+template <class R>
+void PackInteger(const BatchMatMulState& s, const R* data, int32_t offset, optimized::Isa isa,
+                 optimized::PackedI16* out) {
+  if (s.adj_y) {
+    optimized::PackI16FromNK(data, s.k, s.n, s.k, offset, isa, out);
+  } else {
+    optimized::PackI16FromKN(data, s.n, s.k, s.n, offset, isa, out);
+  }
+}
+
 template <class Acc, class L, class R, class Out>
-void EvalQuantized(const OpContext& ctx, const BatchMatMulState& s) {
+void EvalQuantized(const OpContext& ctx, BatchMatMulState& s) {
+  if constexpr (sizeof(R) == 1) {
+    // 8-bit rhs (plus offset) and 8/16-bit lhs fit the int16 pair products.
+    const auto& packed = PackRhs<optimized::PackedI16, R>(ctx, s, &s.packed_i16, [&](const R* d, optimized::Isa isa,
+                                                                                    optimized::PackedI16* p) {
+      PackInteger(s, d, s.q.filter_offset, isa, p);
+    });
+    const reference::Requantizer<Acc, Acc, Out> emit{s.q.requantization(), nullptr};
+    ForEachBatchOptimized(ctx, s, LhsRows<L>(ctx, s), packed, ctx.output(0)->data_as<Out>(),
+                          [&](ThreadPool* pool, const L* a, const optimized::PackedI16& b, Out* out, int64_t) {
+                            if constexpr (std::is_same_v<Acc, int32_t>) {
+                              const auto stage = optimized::MakeRequantStage<Out>(
+                                  false, s.q.multiplier.data(), s.q.shift.data(), nullptr, s.q.output_offset,
+                                  s.q.act_min, s.q.act_max, nullptr, out, s.n);
+                              optimized::IntegerMatMul<false>(pool, a, s.k, s.m, s.q.input_offset, b, stage);
+                            } else {
+                              optimized::IntegerMatMul<true>(pool, a, s.k, s.m, s.q.input_offset, b,
+                                                             optimized::MakeEmitStage<Out, Acc>(emit, out, s.n));
+                            }
+                          });
+    return;
+  }
   const reference::Requantizer<Acc, Acc, Out> emit{s.q.requantization(), nullptr};
   ForEachBatch(s, LhsRows<L>(ctx, s), RhsRows<R>(ctx, s), ctx.output(0)->data_as<Out>(),
                [&](const L* a, const R* bt, Out* out, int64_t) {
@@ -163,48 +233,78 @@ void EvalQuantized(const OpContext& ctx, const BatchMatMulState& s) {
                });
 }
 
-void EvalInt8ToInt32(const OpContext& ctx, const BatchMatMulState& s) {
-  auto emit = [](int, uint32_t sum) { return static_cast<int32_t>(sum); };
-  ForEachBatch(s, LhsRows<int8_t>(ctx, s), RhsRows<int8_t>(ctx, s), ctx.output(0)->data_as<int32_t>(),
-               [&](const int8_t* a, const int8_t* bt, int32_t* out, int64_t) {
-                 for (int i = 0; i < s.m; ++i) {
-                   reference::IntegerMatVec<int32_t>(a + static_cast<int64_t>(i) * s.k, 0, bt, 0, s.k, s.n,
-                                                     out + static_cast<int64_t>(i) * s.n, emit);
-                 }
-               });
+void EvalInt8ToInt32(const OpContext& ctx, BatchMatMulState& s) {
+  const auto emit = [](int, uint32_t sum) { return static_cast<int32_t>(sum); };
+  const auto& packed = PackRhs<optimized::PackedI16, int8_t>(
+      ctx, s, &s.packed_i16,
+      [&](const int8_t* d, optimized::Isa isa, optimized::PackedI16* p) { PackInteger(s, d, 0, isa, p); });
+  ForEachBatchOptimized(ctx, s, LhsRows<int8_t>(ctx, s), packed, ctx.output(0)->data_as<int32_t>(),
+                        [&](ThreadPool* pool, const int8_t* a, const optimized::PackedI16& b, int32_t* out, int64_t) {
+                          optimized::IntegerMatMul<false>(pool, a, s.k, s.m, 0, b,
+                                                          optimized::MakeEmitStage<int32_t, int32_t>(emit, out, s.n));
+                        });
 }
 
-void EvalHybrid(const OpContext& ctx, const BatchMatMulState& s) {
+void EvalHybrid(const OpContext& ctx, BatchMatMulState& s) {
   const HybridRows rows = GetHybridRows(ctx);
   QuantizeRows(LhsRows<float>(ctx, s), s.lhs_batches * s.m, s.k, s.asymmetric_inputs, rows);
-  ForEachBatch(s, rows.quantized, RhsRows<int8_t>(ctx, s), ctx.output(0)->data_as<float>(),
-               [&](const int8_t* a, const int8_t* bt, float* out, int64_t lhs_batch) {
-                 for (int i = 0; i < s.m; ++i) {
-                   const int64_t row = lhs_batch * s.m + i;
-                   // As TFLite: a per-tensor rhs scale is folded into the row scale first.
-                   const float row_scale = rows.scales[row] * (s.hybrid_per_channel ? 1.0f : s.hybrid_scales[0]);
-                   auto emit = [&](int c, uint32_t sum) {
-                     const float scale = s.hybrid_per_channel ? row_scale * s.hybrid_scales[c] : row_scale;
-                     return scale * static_cast<float>(static_cast<int32_t>(sum));
-                   };
-                   reference::IntegerMatVec<int32_t>(a + static_cast<int64_t>(i) * s.k, -rows.zero_points[row], bt, 0,
-                                                     s.k, s.n, out + static_cast<int64_t>(i) * s.n, emit);
-                 }
-               });
+  const auto& packed = PackRhs<optimized::PackedI16, int8_t>(
+      ctx, s, &s.packed_i16,
+      [&](const int8_t* d, optimized::Isa isa, optimized::PackedI16* p) { PackInteger(s, d, 0, isa, p); });
+  ForEachBatchOptimized(
+      ctx, s, rows.quantized, packed, ctx.output(0)->data_as<float>(),
+      [&](ThreadPool* pool, const int8_t* a, const optimized::PackedI16& b, float* out, int64_t lhs_batch) {
+        // Each lhs row has its own zero point and scale.
+        const int64_t first = lhs_batch * s.m;
+        auto fill = [&](int64_t r0, int n, int16_t* dst, int64_t ldd) {
+          for (int r = 0; r < n; ++r) {
+            optimized::ConvertRows(a + (r0 + r) * s.k, s.k, 1, s.k, -rows.zero_points[first + r0 + r], dst + r * ldd,
+                                   ldd);
+          }
+        };
+        auto stage = [&](int64_t i, int c0, int count, const int32_t* sums) {
+          // As TFLite: a per-tensor rhs scale is folded into the row scale first.
+          const float row_scale = rows.scales[first + i] * (s.hybrid_per_channel ? 1.0f : s.hybrid_scales[0]);
+          for (int j = 0; j < count; ++j) {
+            const int c = c0 + j;
+            const float scale = s.hybrid_per_channel ? row_scale * s.hybrid_scales[c] : row_scale;
+            out[i * s.n + c] = scale * static_cast<float>(sums[j]);
+          }
+        };
+        optimized::IntGemm<false>(pool, s.m, b, fill, stage);
+      });
+}
+
+void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
+  const auto& packed = PackRhs<optimized::PackedF32, float>(
+      ctx, s, &s.packed_f32, [&](const float* d, optimized::Isa isa, optimized::PackedF32* p) {
+        if (s.adj_y) {
+          optimized::PackF32FromNK(d, s.k, s.n, s.k, isa, p);
+        } else {
+          optimized::PackF32FromKN(d, s.n, s.k, s.n, isa, p);
+        }
+      });
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  ForEachBatchOptimized(ctx, s, LhsRows<float>(ctx, s), packed, ctx.output(0)->data_as<float>(),
+                        [&](ThreadPool* pool, const float* a, const optimized::PackedF32& b, float* out, int64_t) {
+                          if (pool == nullptr) {
+                            optimized::GemmF32Tile(a, s.k, s.m, b, 0, s.n, out, s.n, nullptr, -kInf, kInf);
+                          } else {
+                            optimized::GemmF32(pool, a, s.k, s.m, b, out, s.n, nullptr, -kInf, kInf);
+                          }
+                        });
 }
 
 Status Eval(OpContext& ctx, BatchMatMulState& state) {
   const Tensor* lhs = ctx.input(0);
   const Tensor* rhs = ctx.input(1);
   const Tensor* output = ctx.output(0);
+  if (output->num_elements() == 0) return Status::Ok();
   if (lhs->type == TensorType::kFloat32) {
     if (rhs->type == TensorType::kInt8) {
       EvalHybrid(ctx, state);
     } else {
-      ForEachBatch(state, LhsRows<float>(ctx, state), RhsRows<float>(ctx, state), ctx.output(0)->data_as<float>(),
-                   [&](const float* a, const float* bt, float* out, int64_t) {
-                     reference::MatMulTransposedB(a, bt, state.m, state.n, state.k, out);
-                   });
+      EvalFloat(ctx, state);
     }
   } else if (lhs->type == TensorType::kInt8) {
     if (output->type == TensorType::kInt32) {

@@ -3,6 +3,8 @@
 // Types: float32; uint8 (per-tensor, asymmetric weights); int8 x int8/int4 weights (per-tensor or
 // per-channel, int32 bias); int16 x int8/int4 weights (int32 or int64 bias); hybrid float32
 // input x int8/int4 weights, the input quantized per image at run time.
+#include "kernels/optimized/conv.h"
+#include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -17,6 +19,10 @@ struct ConvState {
   std::vector<float> hybrid_scales;
   bool hybrid_asymmetric = false;
   std::vector<int8_t> unpacked_filter;  // int4 filters as int8
+  // The filter packed for the optimized kernels (at the first eval, so that nodes a delegate
+  // takes never pack).
+  optimized::ConvFilterF32 packed_f32;
+  optimized::ConvFilterI16 packed_i16;
 };
 
 bool IsHybrid(const Tensor* input, const Tensor* filter) {
@@ -81,29 +87,49 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, out_c});
 }
 
-template <class Acc, class In, class Filter, class Out, class Bias>
-void EvalQuantized(const ConvState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
-                   const Bias* bias, Tensor* output) {
-  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
-  const In* in = input->data_as<In>();
-  Out* out = output->data_as<Out>();
-  WithRequantizer<Acc, Bias, Out>(s.q, bias, [&](const auto& emit) {
-    for (int b = 0; b < input->dim(0); ++b) {
-      reference::IntegerConv2D<Acc>(s.params, d, filter->dim(3), in + b * ImageSize(input->shape), s.q.input_offset,
-                                    filter_data, s.q.filter_offset, out + b * ImageSize(output->shape), emit);
-    }
-  });
+// Packs the filter (plus its offset) for the integer kernels: once for a constant filter.
+template <class Filter>
+const optimized::ConvFilterI16& PackedInteger(ConvState& s, const Tensor* filter, const Filter* filter_data,
+                                              int32_t offset, int groups) {
+  if (!filter->is_constant()) s.packed_i16.groups.clear();
+  optimized::PackConvFilterI16(filter->shape, filter_data, offset, groups, &s.packed_i16);
+  return s.packed_i16;
 }
 
-void EvalHybrid(OpContext& ctx, const ConvState& s, const Tensor* input, const int8_t* filter_data,
-                const Tensor* filter, const Tensor* bias, Tensor* output) {
+template <class Acc, class In, class Filter, class Out, class Bias>
+void EvalQuantized(OpContext& ctx, ConvState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
+                   const Bias* bias, Tensor* output) {
+  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  const int f_c = filter->dim(3), groups = d.in_c / f_c, per_group = d.out_c / groups;
+  const optimized::ConvFilterI16& packed = PackedInteger(s, filter, filter_data, s.q.filter_offset, groups);
+  for (int b = 0; b < input->dim(0); ++b) {
+    const In* in = input->data_as<In>() + b * ImageSize(input->shape);
+    Out* out = output->data_as<Out>() + b * ImageSize(output->shape);
+    if constexpr (std::is_same_v<Acc, int32_t>) {
+      optimized::IntegerConv2D<false>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, [&](int g) {
+        return optimized::MakeRequantStage<Out>(s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(),
+                                                s.q.float_scale.data(), s.q.output_offset, s.q.act_min, s.q.act_max,
+                                                bias, out, d.out_c, g * per_group);
+      });
+    } else {
+      const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
+      optimized::IntegerConv2D<true>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, [&](int g) {
+        return optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c, g * per_group);
+      });
+    }
+  }
+}
+
+void EvalHybrid(OpContext& ctx, ConvState& s, const Tensor* input, const int8_t* filter_data, const Tensor* filter,
+                const Tensor* bias, Tensor* output) {
   const HybridRows rows = GetHybridRows(ctx);
   const int batches = input->dim(0);
   const int64_t image = ImageSize(input->shape);
   QuantizeRows(input->data_as<float>(), batches, image, s.hybrid_asymmetric, rows);
   const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  const int f_c = filter->dim(3), groups = d.in_c / f_c, per_group = d.out_c / groups;
+  const optimized::ConvFilterI16& packed = PackedInteger(s, filter, filter_data, 0, groups);
   const float* bias_data = bias ? bias->data_as<float>() : nullptr;
-  float* out = output->data_as<float>();
   for (int b = 0; b < batches; ++b) {
     // TFLite folds a per-tensor filter scale into the row scale first.
     const float row_scale = rows.scales[b] * (s.hybrid_asymmetric ? 1.0f : s.hybrid_scales[0]);
@@ -113,8 +139,12 @@ void EvalHybrid(OpContext& ctx, const ConvState& s, const Tensor* input, const i
       if (bias_data) v += bias_data[c];
       return std::min(std::max(v, s.params.act_min), s.params.act_max);
     };
-    reference::IntegerConv2D<int32_t>(s.params, d, filter->dim(3), rows.quantized + b * image, -rows.zero_points[b],
-                                      filter_data, 0, out + b * ImageSize(output->shape), emit);
+    float* out = output->data_as<float>() + b * ImageSize(output->shape);
+    optimized::IntegerConv2D<false>(ctx.thread_pool(), s.params, d, f_c, rows.quantized + b * image,
+                                    -rows.zero_points[b], packed, [&](int g) {
+                                      return optimized::MakeEmitStage<float, int32_t>(emit, out, d.out_c,
+                                                                                      g * per_group);
+                                    });
   }
 }
 
@@ -124,12 +154,16 @@ Status Eval(OpContext& ctx, ConvState& state) {
   const Tensor* bias = ctx.input(2);
   Tensor* output = ctx.output(0);
   if (input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32) {
-    reference::Conv2D(state.params, input->shape, input->data_as<float>(), filter->shape, filter->data_as<float>(),
-                      bias ? bias->data_as<float>() : nullptr, output->shape, output->data_as<float>());
+    if (!filter->is_constant()) state.packed_f32.groups.clear();
+    optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), input->dim(3) / filter->dim(3),
+                                 optimized::ActiveIsa(), &state.packed_f32);
+    optimized::Conv2DF32(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(), filter->shape,
+                         state.packed_f32, bias ? bias->data_as<float>() : nullptr, output->shape,
+                         output->data_as<float>());
     return Status::Ok();
   }
   if (input->type == TensorType::kUInt8) {
-    EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(state, input, filter, filter->data_as<uint8_t>(),
+    EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(ctx, state, input, filter, filter->data_as<uint8_t>(),
                                                       bias ? bias->data_as<int32_t>() : nullptr, output);
     return Status::Ok();
   }
@@ -137,13 +171,13 @@ Status Eval(OpContext& ctx, ConvState& state) {
   if (input->type == TensorType::kFloat32) {
     EvalHybrid(ctx, state, input, filter_data, filter, bias, output);
   } else if (input->type == TensorType::kInt8) {
-    EvalQuantized<int32_t, int8_t, int8_t, int8_t>(state, input, filter, filter_data,
+    EvalQuantized<int32_t, int8_t, int8_t, int8_t>(ctx, state, input, filter, filter_data,
                                                    bias ? bias->data_as<int32_t>() : nullptr, output);
   } else if (state.q.wide) {
-    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(state, input, filter, filter_data,
+    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(ctx, state, input, filter, filter_data,
                                                      bias ? bias->data_as<int64_t>() : nullptr, output);
   } else {
-    EvalQuantized<int32_t, int16_t, int8_t, int16_t>(state, input, filter, filter_data,
+    EvalQuantized<int32_t, int16_t, int8_t, int16_t>(ctx, state, input, filter, filter_data,
                                                      bias ? bias->data_as<int32_t>() : nullptr, output);
   }
   return Status::Ok();

@@ -4,6 +4,8 @@
 // Types: float32; uint8 (per-tensor); int8 x int8/int4 weights (per-tensor or per-channel);
 // int16 x int8 weights (int64 or int32 bias); hybrid float32 x int8 weights, the input quantized
 // per image (asymmetric) at run time as TFLite's per-channel hybrid kernel does.
+#include "kernels/optimized/conv.h"
+#include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -16,7 +18,24 @@ struct DepthwiseState {
   QuantizedOutput q;
   std::vector<float> hybrid_scales;     // filter scale per output channel
   std::vector<int8_t> unpacked_filter;  // int4 filters as int8
+  // The optimized integer kernel's filter: values plus offset as int32, made at the first eval.
+  std::vector<int32_t> filter_i32;
+  const void* filter_i32_source = nullptr;
 };
+
+// The optimized kernels take depth multiplier 1 (and int64 sums over at most 256 taps).
+bool UseOptimized(const DepthwiseState& s, const Tensor* filter, bool wide) {
+  return s.depth_multiplier == 1 && (!wide || filter->dim(1) * filter->dim(2) <= 2 * optimized::kWidePairsPerBlock);
+}
+
+template <class Filter>
+const int32_t* FilterWithOffset(DepthwiseState& s, const Tensor* filter, const Filter* data, int32_t offset) {
+  if (!filter->is_constant() || s.filter_i32_source != data) {
+    optimized::PrepareDepthwiseFilter(data, filter->num_elements(), offset, &s.filter_i32);
+    s.filter_i32_source = filter->is_constant() ? data : nullptr;
+  }
+  return s.filter_i32.data();
+}
 
 Status Prepare(OpContext& ctx, DepthwiseState& state) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
@@ -75,12 +94,31 @@ Status Prepare(OpContext& ctx, DepthwiseState& state) {
 }
 
 template <class Acc, class In, class Filter, class Out, class Bias>
-void EvalQuantized(const DepthwiseState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
-                   const Bias* bias, Tensor* output) {
+void EvalQuantized(OpContext& ctx, DepthwiseState& s, const Tensor* input, const Tensor* filter,
+                   const Filter* filter_data, const Bias* bias, Tensor* output) {
   const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
-  std::vector<reference::AccSum<Acc>> sums;
   const In* in = input->data_as<In>();
   Out* out = output->data_as<Out>();
+  constexpr bool kWide = std::is_same_v<Acc, int64_t>;
+  if (UseOptimized(s, filter, kWide)) {
+    const int32_t* f = FilterWithOffset(s, filter, filter_data, s.q.filter_offset);
+    for (int b = 0; b < input->dim(0); ++b) {
+      const In* image = in + b * ImageSize(input->shape);
+      Out* out_image = out + b * ImageSize(output->shape);
+      if constexpr (!kWide) {
+        const auto stage = optimized::MakeRequantStage<Out>(
+            s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(), s.q.float_scale.data(),
+            s.q.output_offset, s.q.act_min, s.q.act_max, bias, out_image, d.out_c);
+        optimized::IntegerDepthwiseConv2D(ctx.thread_pool(), s.params, d, image, s.q.input_offset, f, stage);
+      } else {
+        const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
+        const auto stage = optimized::MakeEmitStage<Out, Acc>(emit, out_image, d.out_c);
+        optimized::IntegerDepthwiseConv2D(ctx.thread_pool(), s.params, d, image, s.q.input_offset, f, stage);
+      }
+    }
+    return;
+  }
+  std::vector<reference::AccSum<Acc>> sums;
   WithRequantizer<Acc, Bias, Out>(s.q, bias, [&](const auto& emit) {
     for (int b = 0; b < input->dim(0); ++b) {
       reference::IntegerDepthwiseConv2D<Acc>(s.params, d, s.depth_multiplier, in + b * ImageSize(input->shape),
@@ -90,7 +128,7 @@ void EvalQuantized(const DepthwiseState& s, const Tensor* input, const Tensor* f
   });
 }
 
-void EvalHybrid(OpContext& ctx, const DepthwiseState& s, const Tensor* input, const Tensor* filter, const Tensor* bias,
+void EvalHybrid(OpContext& ctx, DepthwiseState& s, const Tensor* input, const Tensor* filter, const Tensor* bias,
                 Tensor* output) {
   const HybridRows rows = GetHybridRows(ctx);
   const int batches = input->dim(0);
@@ -107,6 +145,13 @@ void EvalHybrid(OpContext& ctx, const DepthwiseState& s, const Tensor* input, co
       if (bias_data) v += bias_data[c];
       return std::min(std::max(v, s.params.act_min), s.params.act_max);
     };
+    if (UseOptimized(s, filter, false)) {
+      const int32_t* f = FilterWithOffset(s, filter, filter->data_as<int8_t>(), 0);
+      const auto stage = optimized::MakeEmitStage<float, int32_t>(emit, out + b * ImageSize(output->shape), d.out_c);
+      optimized::IntegerDepthwiseConv2D(ctx.thread_pool(), s.params, d, rows.quantized + b * image,
+                                        -rows.zero_points[b], f, stage);
+      continue;
+    }
     reference::IntegerDepthwiseConv2D<int32_t>(s.params, d, s.depth_multiplier, rows.quantized + b * image,
                                                -rows.zero_points[b], filter->data_as<int8_t>(), 0,
                                                out + b * ImageSize(output->shape), sums, emit);
@@ -122,6 +167,10 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
     case TensorType::kFloat32:
       if (filter->type == TensorType::kInt8) {
         EvalHybrid(ctx, state, input, filter, bias, output);
+      } else if (state.depth_multiplier == 1) {
+        optimized::DepthwiseConv2DF32(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(),
+                                      filter->shape, filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
+                                      output->shape, output->data_as<float>());
       } else {
         reference::DepthwiseConv2D(state.params, state.depth_multiplier, input->shape, input->data_as<float>(),
                                    filter->shape, filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
@@ -129,20 +178,20 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
       }
       break;
     case TensorType::kUInt8:
-      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(state, input, filter, filter->data_as<uint8_t>(),
+      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(ctx, state, input, filter, filter->data_as<uint8_t>(),
                                                         bias ? bias->data_as<int32_t>() : nullptr, output);
       break;
     case TensorType::kInt8:
-      EvalQuantized<int32_t, int8_t, int8_t, int8_t>(state, input, filter,
+      EvalQuantized<int32_t, int8_t, int8_t, int8_t>(ctx, state, input, filter,
                                                      WeightsAsInt8(filter, &state.unpacked_filter),
                                                      bias ? bias->data_as<int32_t>() : nullptr, output);
       break;
     default:
       if (state.q.wide) {
-        EvalQuantized<int64_t, int16_t, int8_t, int16_t>(state, input, filter, filter->data_as<int8_t>(),
+        EvalQuantized<int64_t, int16_t, int8_t, int16_t>(ctx, state, input, filter, filter->data_as<int8_t>(),
                                                          bias ? bias->data_as<int64_t>() : nullptr, output);
       } else {
-        EvalQuantized<int32_t, int16_t, int8_t, int16_t>(state, input, filter, filter->data_as<int8_t>(),
+        EvalQuantized<int32_t, int16_t, int8_t, int16_t>(ctx, state, input, filter, filter->data_as<int8_t>(),
                                                          bias ? bias->data_as<int32_t>() : nullptr, output);
       }
       break;

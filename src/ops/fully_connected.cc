@@ -6,6 +6,8 @@
 // int16 x int16 weights; hybrid float32 x int8/int4 weights, each input row quantized at run
 // time (symmetric, or asymmetric with asymmetric_quantize_inputs). Sparse constant weights
 // (SparsityParameters) are densified once at prepare and then run as dense weights.
+#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
 #include "ops/sparsity_util.h"
 
@@ -24,10 +26,34 @@ struct FcState {
   std::vector<uint8_t> dense_storage;
   Tensor dense_weights;
   bool sparse_weights = false;
+  // Weights packed for the optimized kernels at the first eval (again each time when they are
+  // not constant).
+  optimized::PackedF32 packed_f32;
+  optimized::PackedI16 packed_i16;
 };
 
 const Tensor* Weights(const OpContext& ctx, const FcState& state) {
   return state.sparse_weights ? &state.dense_weights : ctx.input(1);
+}
+
+const optimized::PackedF32& PackedFloat(FcState& s, const Tensor* weights) {
+  const float* data = weights->data_as<float>();
+  const int units = weights->dim(0), depth = weights->dim(1);
+  const optimized::Isa isa = optimized::ActiveIsa();
+  if (!weights->is_constant() || s.packed_f32.source != data || s.packed_f32.isa != isa) {
+    optimized::PackF32FromNK(data, depth, units, depth, isa, &s.packed_f32);
+  }
+  return s.packed_f32;
+}
+
+template <class Weight>
+const optimized::PackedI16& PackedInteger(FcState& s, const Tensor* weights, const Weight* data, int32_t offset) {
+  const int units = weights->dim(0), depth = weights->dim(1);
+  const optimized::Isa isa = optimized::ActiveIsa();
+  if (!weights->is_constant() || s.packed_i16.source != data || s.packed_i16.isa != isa) {
+    optimized::PackI16FromNK(data, depth, units, depth, offset, isa, &s.packed_i16);
+  }
+  return s.packed_i16;
 }
 
 // Element types of the weights and output that each input type runs with.
@@ -114,39 +140,64 @@ Status Prepare(OpContext& ctx, FcState& state) {
 }
 
 template <class Acc, class In, class Weight, class Out, class Bias>
-void EvalQuantized(const FcState& s, const Tensor* input, const Weight* weights, int depth, int units, const Bias* bias,
-                   Tensor* output) {
+void EvalQuantized(OpContext& ctx, FcState& s, const Tensor* input, const Tensor* weights, const Weight* weight_data,
+                   const Bias* bias, Tensor* output) {
+  const int units = weights->dim(0), depth = weights->dim(1);
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   const In* in = input->data_as<In>();
   Out* out = output->data_as<Out>();
+  if constexpr (sizeof(Weight) == 1) {
+    // 8-bit weights (plus offset) and 8/16-bit inputs fit the int16 pair products.
+    const optimized::PackedI16& packed = PackedInteger(s, weights, weight_data, s.q.filter_offset);
+    if constexpr (std::is_same_v<Acc, int32_t>) {
+      const auto stage = optimized::MakeRequantStage<Out>(s.q.float_requantization, s.q.multiplier.data(),
+                                                          s.q.shift.data(), s.q.float_scale.data(), s.q.output_offset,
+                                                          s.q.act_min, s.q.act_max, bias, out, units);
+      optimized::IntegerMatMul<false>(ctx.thread_pool(), in, depth, batches, s.q.input_offset, packed, stage);
+    } else {
+      const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
+      const auto stage = optimized::MakeEmitStage<Out, Acc>(emit, out, units);
+      optimized::IntegerMatMul<true>(ctx.thread_pool(), in, depth, batches, s.q.input_offset, packed, stage);
+    }
+    return;
+  }
   WithRequantizer<Acc, Bias, Out>(s.q, bias, [&](const auto& emit) {
     for (int64_t b = 0; b < batches; ++b) {
-      reference::IntegerMatVec<Acc>(in + b * depth, s.q.input_offset, weights, s.q.filter_offset, depth, units,
+      reference::IntegerMatVec<Acc>(in + b * depth, s.q.input_offset, weight_data, s.q.filter_offset, depth, units,
                                     out + b * units, emit);
     }
   });
 }
 
-void EvalHybrid(OpContext& ctx, const FcState& s, const Tensor* input, const int8_t* weights, int depth, int units,
+void EvalHybrid(OpContext& ctx, FcState& s, const Tensor* input, const Tensor* weights, const int8_t* weight_data,
                 const Tensor* bias, Tensor* output) {
+  const int units = weights->dim(0), depth = weights->dim(1);
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   const HybridRows rows = GetHybridRows(ctx);
   QuantizeRows(input->data_as<float>(), batches, depth, s.asymmetric_inputs, rows);
   const bool per_channel = s.hybrid_per_channel;
   const float* bias_data = bias ? bias->data_as<float>() : nullptr;
   float* out = output->data_as<float>();
-  for (int64_t b = 0; b < batches; ++b) {
+  const optimized::PackedI16& packed = PackedInteger(s, weights, weight_data, 0);
+  // Each row has its own zero point and scale.
+  auto fill = [&](int64_t r0, int n, int16_t* dst, int64_t ldd) {
+    for (int r = 0; r < n; ++r) {
+      optimized::ConvertRows(rows.quantized + (r0 + r) * depth, depth, 1, depth, -rows.zero_points[r0 + r],
+                             dst + r * ldd, ldd);
+    }
+  };
+  auto stage = [&](int64_t b, int c0, int count, const int32_t* sums) {
     // As TFLite: a per-tensor weight scale is folded into the row scale, a per-channel one is
     // multiplied in per unit; the product is added to the bias.
     const float row_scale = rows.scales[b] * (per_channel ? 1.0f : s.hybrid_scales[0]);
-    auto emit = [&](int u, uint32_t sum) {
+    for (int i = 0; i < count; ++i) {
+      const int u = c0 + i;
       const float scale = per_channel ? row_scale * s.hybrid_scales[u] : row_scale;
-      const float v = (bias_data ? bias_data[u] : 0.0f) + static_cast<float>(static_cast<int32_t>(sum)) * scale;
-      return ApplyFloatActivation(s.activation, v);
-    };
-    reference::IntegerMatVec<int32_t>(rows.quantized + b * depth, -rows.zero_points[b], weights, 0, depth, units,
-                                      out + b * units, emit);
-  }
+      const float v = (bias_data ? bias_data[u] : 0.0f) + static_cast<float>(sums[i]) * scale;
+      out[b * units + u] = ApplyFloatActivation(s.activation, v);
+    }
+  };
+  optimized::IntGemm<false>(ctx.thread_pool(), batches, packed, fill, stage);
 }
 
 Status Eval(OpContext& ctx, FcState& state) {
@@ -157,43 +208,43 @@ Status Eval(OpContext& ctx, FcState& state) {
   const int units = weights->dim(0), depth = weights->dim(1);
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   if (input->type == TensorType::kFloat32 && weights->type == TensorType::kFloat32) {
-    reference::FullyConnected(state.act_min, state.act_max, batches, depth, units, input->data_as<float>(),
-                              weights->data_as<float>(), bias ? bias->data_as<float>() : nullptr,
-                              output->data_as<float>());
+    optimized::GemmF32(ctx.thread_pool(), input->data_as<float>(), depth, static_cast<int>(batches),
+                       PackedFloat(state, weights), output->data_as<float>(), units,
+                       bias ? bias->data_as<float>() : nullptr, state.act_min, state.act_max);
     return Status::Ok();
   }
   if (input->type == TensorType::kUInt8) {
     const int32_t* bias_data = bias ? bias->data_as<int32_t>() : nullptr;
     if (output->type == TensorType::kUInt8) {
-      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(state, input, weights->data_as<uint8_t>(), depth, units,
+      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(ctx, state, input, weights, weights->data_as<uint8_t>(),
                                                         bias_data, output);
     } else {
-      EvalQuantized<int32_t, uint8_t, uint8_t, int16_t>(state, input, weights->data_as<uint8_t>(), depth, units,
+      EvalQuantized<int32_t, uint8_t, uint8_t, int16_t>(ctx, state, input, weights, weights->data_as<uint8_t>(),
                                                         bias_data, output);
     }
     return Status::Ok();
   }
   if (weights->type == TensorType::kInt16) {
     if (bias && bias->type == TensorType::kInt32) {
-      EvalQuantized<int64_t, int16_t, int16_t, int16_t>(state, input, weights->data_as<int16_t>(), depth, units,
+      EvalQuantized<int64_t, int16_t, int16_t, int16_t>(ctx, state, input, weights, weights->data_as<int16_t>(),
                                                         bias->data_as<int32_t>(), output);
     } else {
-      EvalQuantized<int64_t, int16_t, int16_t, int16_t>(state, input, weights->data_as<int16_t>(), depth, units,
+      EvalQuantized<int64_t, int16_t, int16_t, int16_t>(ctx, state, input, weights, weights->data_as<int16_t>(),
                                                         bias ? bias->data_as<int64_t>() : nullptr, output);
     }
     return Status::Ok();
   }
   const int8_t* weight_data = WeightsAsInt8(weights, &state.unpacked_weights);
   if (input->type == TensorType::kFloat32) {
-    EvalHybrid(ctx, state, input, weight_data, depth, units, bias, output);
+    EvalHybrid(ctx, state, input, weights, weight_data, bias, output);
   } else if (input->type == TensorType::kInt8) {
-    EvalQuantized<int32_t, int8_t, int8_t, int8_t>(state, input, weight_data, depth, units,
+    EvalQuantized<int32_t, int8_t, int8_t, int8_t>(ctx, state, input, weights, weight_data,
                                                    bias ? bias->data_as<int32_t>() : nullptr, output);
   } else if (state.q.wide) {
-    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(state, input, weight_data, depth, units,
+    EvalQuantized<int64_t, int16_t, int8_t, int16_t>(ctx, state, input, weights, weight_data,
                                                      bias ? bias->data_as<int64_t>() : nullptr, output);
   } else {
-    EvalQuantized<int32_t, int16_t, int8_t, int16_t>(state, input, weight_data, depth, units,
+    EvalQuantized<int32_t, int16_t, int8_t, int16_t>(ctx, state, input, weights, weight_data,
                                                      bias ? bias->data_as<int32_t>() : nullptr, output);
   }
   return Status::Ok();

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/optimized/reduce.h"
 #include "kernels/reference/reduce.h"
 #include "ops/quant_arith_util.h"
 #include "ops/reduce_util.h"
@@ -160,7 +161,10 @@ Status Eval(OpContext& ctx, MeanState& state) {
     return Status::Ok();
   }
   switch (input->type) {
-    case TensorType::kFloat32: MeanPlain<float, float>(input, output, state); break;
+    case TensorType::kFloat32:
+      optimized::MeanFloat(ctx.thread_pool(), input->shape, state.reduced, state.reduced_count,
+                           input->data_as<float>(), output->data_as<float>(), output->num_elements());
+      break;
     case TensorType::kInt32: MeanPlain<int32_t, int64_t>(input, output, state); break;
     case TensorType::kInt64: MeanPlain<int64_t, int64_t>(input, output, state); break;
     case TensorType::kUInt8: MeanQuantizedDispatch<uint8_t>(ctx, state); break;

@@ -2,6 +2,7 @@
 // half_pixel_centers. Quantized outputs keep the input's quantization (no rescaling). In
 // kLiteRtDefault mode 8-bit nodes with a constant size (those LiteRT hands to XNNPACK) use
 // XNNPACK's 11-bit weights and rounding.
+#include "kernels/optimized/resize.h"
 #include "kernels/reference/resize.h"
 #include "ops/resize_util.h"
 #include "ops/xnnpack_util.h"
@@ -67,11 +68,11 @@ Status Eval(OpContext& ctx, ResizeBilinearState& state) {
       }
       break;
     case TensorType::kInt16:
-      reference::ResizeBilinearInteger<int16_t>(params, input->shape, input->data_as<int16_t>(), output->shape,
-                                                output->data_as<int16_t>());
+      optimized::ResizeBilinearInteger<int16_t>(ctx.thread_pool(), params, input->shape, input->data_as<int16_t>(),
+                                                output->shape, output->data_as<int16_t>());
       break;
     default:
-      reference::ResizeBilinearFloat(params, input->shape, input->data_as<float>(), output->shape,
+      optimized::ResizeBilinearFloat(ctx.thread_pool(), params, input->shape, input->data_as<float>(), output->shape,
                                      output->data_as<float>());
       break;
   }

@@ -3,6 +3,7 @@
 // kernel does: round(sum * s_in / s_out - count * z_in * s_in / s_out) + z_out, saturated.
 #include <cmath>
 
+#include "kernels/optimized/reduce.h"
 #include "ops/binary_op.h"
 #include "ops/quant_arith_util.h"
 #include "ops/reduce_util.h"
@@ -20,12 +21,11 @@ Status Prepare(OpContext& ctx, ReduceState& state) {
 }
 
 template <class T>
-void SumQuantized(const Tensor* input, Tensor* output, const ReduceState& state) {
+void SumQuantized(OpContext& ctx, const Tensor* input, Tensor* output, const ReduceState& state) {
   const int64_t n = output->num_elements();
   std::vector<int32_t> sums(static_cast<size_t>(n));
-  reference::ReduceFold(
-      input->shape, state.reduced, input->data_as<T>(), sums.data(), n, int32_t{0},
-      [](T x) { return int32_t{x}; }, [](int32_t acc, T x) { return WrapAdd<int32_t>(acc, x); });
+  optimized::ReduceSum(ctx.thread_pool(), input->shape, state.reduced, input->data_as<T>(), sums.data(), n,
+                       /*from_first=*/true);
   const float scale = input->scale() / output->scale();
   const float bias = static_cast<float>(-input->zero_point()) * scale * static_cast<float>(state.reduced_count);
   const float lo = static_cast<float>(TypeMin(output->type)), hi = static_cast<float>(TypeMax(output->type));
@@ -40,11 +40,9 @@ void SumQuantized(const Tensor* input, Tensor* output, const ReduceState& state)
 
 template <class T>
 void SumPlain(OpContext& ctx, const ReduceState& state) {
-  if constexpr (std::is_integral_v<T>) {
-    ReduceEach<T>(ctx, state, T{0}, [](T acc, T x) { return WrapAdd(acc, x); });
-  } else {
-    ReduceEach<T>(ctx, state, T{0}, [](T acc, T x) { return acc + x; });
-  }
+  Tensor* output = ctx.output(0);
+  optimized::ReduceSum(ctx.thread_pool(), ctx.input(0)->shape, state.reduced, ctx.input(0)->data_as<T>(),
+                       output->data_as<T>(), output->num_elements(), /*from_first=*/true);
 }
 
 Status Eval(OpContext& ctx, ReduceState& state) {
@@ -55,9 +53,9 @@ Status Eval(OpContext& ctx, ReduceState& state) {
     case TensorType::kFloat32: SumPlain<float>(ctx, state); break;
     case TensorType::kInt32: SumPlain<int32_t>(ctx, state); break;
     case TensorType::kInt64: SumPlain<int64_t>(ctx, state); break;
-    case TensorType::kUInt8: SumQuantized<uint8_t>(input, output, state); break;
-    case TensorType::kInt8: SumQuantized<int8_t>(input, output, state); break;
-    case TensorType::kInt16: SumQuantized<int16_t>(input, output, state); break;
+    case TensorType::kUInt8: SumQuantized<uint8_t>(ctx, input, output, state); break;
+    case TensorType::kInt8: SumQuantized<int8_t>(ctx, input, output, state); break;
+    case TensorType::kInt16: SumQuantized<int16_t>(ctx, input, output, state); break;
     default: return ctx.Unsupported("unsupported type ", TensorTypeName(input->type));
   }
   return Status::Ok();

@@ -5,8 +5,8 @@
 // dynamic. Types: float32; uint8 (per-tensor); int8 x int8 weights (per-tensor or per-channel);
 // int16 x int8 weights (int64 or int32 bias); hybrid float32 x int8 weights, the input quantized
 // per image (asymmetric) at run time.
-#include "kernels/reference/transpose_conv.h"
 
+#include "kernels/optimized/transpose_conv.h"
 #include "ops/conv_util.h"
 
 namespace edgerun::ops {
@@ -18,7 +18,22 @@ struct TransposeConvState {
   Activation activation = Activation::kNone;
   QuantizedOutput q;
   std::vector<float> hybrid_scales;  // filter scale per output channel
+  // The optimized kernels' packed filter (made at the first eval; again each time for a filter
+  // that is not constant) and their scratch.
+  optimized::TransposeConvFilterF32 packed_f32;
+  optimized::PackedI16 packed_i16;
+  optimized::AlignedBuffer<float> col_f32;
+  optimized::AlignedBuffer<int64_t> col_int;
 };
+
+template <class Filter>
+const optimized::PackedI16& PackedInteger(TransposeConvState& s, const Tensor* weights, const Filter* data,
+                                          const reference::ConvDims& d, int32_t offset) {
+  if (!weights->is_constant() || s.packed_i16.source != data || s.packed_i16.isa != optimized::ActiveIsa()) {
+    optimized::PackTransposeConvFilterI16(data, d, offset, &s.packed_i16);
+  }
+  return s.packed_i16;
+}
 
 // The output shape from the output_shape tensor, checked against the input and the weights.
 Status ReadOutputShape(const OpContext& ctx, Shape* shape) {
@@ -112,27 +127,34 @@ Status Prepare(OpContext& ctx, TransposeConvState& state) {
 }
 
 template <class Acc, class In, class Filter, class Out, class Bias>
-void EvalQuantized(const reference::ConvParams& p, const reference::ConvDims& d, const QuantizedOutput& q,
-                   const Tensor* input, const Filter* weights, const Bias* bias, Tensor* output) {
-  const In* in = input->data_as<In>();
-  Out* out = output->data_as<Out>();
-  WithRequantizer<Acc, Bias, Out>(q, bias, [&](const auto& emit) {
-    for (int b = 0; b < input->dim(0); ++b) {
-      reference::IntegerTransposeConv<Acc>(p, d, in + b * ImageSize(input->shape), q.input_offset, weights,
-                                           q.filter_offset, out + b * ImageSize(output->shape), emit);
+void EvalQuantized(OpContext& ctx, TransposeConvState& s, const reference::ConvParams& p, const reference::ConvDims& d,
+                   const Tensor* input, const Tensor* weights, const Bias* bias, Tensor* output) {
+  const QuantizedOutput& q = s.q;
+  const optimized::PackedI16& packed = PackedInteger(s, weights, weights->data_as<Filter>(), d, q.filter_offset);
+  for (int b = 0; b < input->dim(0); ++b) {
+    const In* in = input->data_as<In>() + b * ImageSize(input->shape);
+    Out* out = output->data_as<Out>() + b * ImageSize(output->shape);
+    if constexpr (std::is_same_v<Acc, int32_t>) {
+      const auto stage = optimized::MakeRequantStage<Out>(q.float_requantization, q.multiplier.data(), q.shift.data(),
+                                                          q.float_scale.data(), q.output_offset, q.act_min, q.act_max,
+                                                          bias, out, d.out_c);
+      optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);
+    } else {
+      const reference::Requantizer<Acc, Bias, Out> emit{q.requantization(), bias};
+      optimized::IntegerTransposeConv<true>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int,
+                                            optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c));
     }
-  });
+  }
 }
 
-void EvalHybrid(OpContext& ctx, const TransposeConvState& s, const reference::ConvParams& p,
-                const reference::ConvDims& d, const Tensor* input, const Tensor* weights, const Tensor* bias,
-                Tensor* output) {
+void EvalHybrid(OpContext& ctx, TransposeConvState& s, const reference::ConvParams& p, const reference::ConvDims& d,
+                const Tensor* input, const Tensor* weights, const Tensor* bias, Tensor* output) {
   const HybridRows rows = GetHybridRows(ctx);
   const int batches = input->dim(0);
   const int64_t image = ImageSize(input->shape);
   QuantizeRows(input->data_as<float>(), batches, image, /*asymmetric=*/true, rows);
   const float* bias_data = bias ? bias->data_as<float>() : nullptr;
-  float* out = output->data_as<float>();
+  const optimized::PackedI16& packed = PackedInteger(s, weights, weights->data_as<int8_t>(), d, 0);
   for (int b = 0; b < batches; ++b) {
     const float row_scale = rows.scales[b];
     auto emit = [&](int c, uint32_t sum) {
@@ -140,8 +162,9 @@ void EvalHybrid(OpContext& ctx, const TransposeConvState& s, const reference::Co
       if (bias_data) v += bias_data[c];
       return std::min(std::max(v, p.act_min), p.act_max);
     };
-    reference::IntegerTransposeConv<int32_t>(p, d, rows.quantized + b * image, -rows.zero_points[b],
-                                             weights->data_as<int8_t>(), 0, out + b * ImageSize(output->shape), emit);
+    float* out = output->data_as<float>() + b * ImageSize(output->shape);
+    optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, rows.quantized + b * image, -rows.zero_points[b],
+                                           packed, &s.col_int, optimized::MakeEmitStage<float, int32_t>(emit, out, d.out_c));
   }
 }
 
@@ -169,24 +192,26 @@ Status Eval(OpContext& ctx, TransposeConvState& state) {
       if (weights->type == TensorType::kInt8) {
         EvalHybrid(ctx, state, p, d, input, weights, bias, output);
       } else {
-        reference::TransposeConv(p, d, input->dim(0), input->data_as<float>(), weights->data_as<float>(),
-                                 bias ? bias->data_as<float>() : nullptr, output->data_as<float>());
+        if (!weights->is_constant()) state.packed_f32.source = nullptr;
+        optimized::PackTransposeConvFilterF32(weights->data_as<float>(), d, optimized::ActiveIsa(), &state.packed_f32);
+        optimized::TransposeConvF32(ctx.thread_pool(), p, d, input->dim(0), input->data_as<float>(), state.packed_f32,
+                                 bias ? bias->data_as<float>() : nullptr, output->data_as<float>(), &state.col_f32);
       }
       break;
     case TensorType::kUInt8:
-      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(p, d, state.q, input, weights->data_as<uint8_t>(),
+      EvalQuantized<int32_t, uint8_t, uint8_t, uint8_t>(ctx, state, p, d, input, weights,
                                                         bias ? bias->data_as<int32_t>() : nullptr, output);
       break;
     case TensorType::kInt8:
-      EvalQuantized<int32_t, int8_t, int8_t, int8_t>(p, d, state.q, input, weights->data_as<int8_t>(),
+      EvalQuantized<int32_t, int8_t, int8_t, int8_t>(ctx, state, p, d, input, weights,
                                                      bias ? bias->data_as<int32_t>() : nullptr, output);
       break;
     default:
       if (state.q.wide) {
-        EvalQuantized<int64_t, int16_t, int8_t, int16_t>(p, d, state.q, input, weights->data_as<int8_t>(),
+        EvalQuantized<int64_t, int16_t, int8_t, int16_t>(ctx, state, p, d, input, weights,
                                                          bias ? bias->data_as<int64_t>() : nullptr, output);
       } else {
-        EvalQuantized<int32_t, int16_t, int8_t, int16_t>(p, d, state.q, input, weights->data_as<int8_t>(),
+        EvalQuantized<int32_t, int16_t, int8_t, int16_t>(ctx, state, p, d, input, weights,
                                                          bias ? bias->data_as<int32_t>() : nullptr, output);
       }
       break;

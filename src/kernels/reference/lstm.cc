@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
+#include "kernels/optimized/recurrent.h"
 #include "quant/fixed_point.h"
 #include "quant/lstm_quant.h"
 
@@ -48,9 +50,9 @@ void GateFloat(const LstmFloatGate& g, const LstmDims& d, const float* input, bo
       std::copy_n(g.bias, n_cell, row);
     }
   }
-  if (!input_is_zero) MatVecAccumulate(g.input_weights, n_cell, d.n_input, input, d.n_batch, gate, n_cell);
+  if (!input_is_zero) optimized::MatVecAccumulate(g.input_weights, n_cell, d.n_input, input, d.n_batch, gate, n_cell);
   if (aux_input && !aux_is_zero) {
-    MatVecAccumulate(g.aux_weights, n_cell, d.n_aux_input, aux_input, d.n_batch, gate, n_cell);
+    optimized::MatVecAccumulate(g.aux_weights, n_cell, d.n_aux_input, aux_input, d.n_batch, gate, n_cell);
   }
   if (g.recurrent_diagonal) {
     for (int b = 0; b < d.n_batch; ++b) {
@@ -59,7 +61,7 @@ void GateFloat(const LstmFloatGate& g, const LstmDims& d, const float* input, bo
       }
     }
   } else {
-    MatVecAccumulate(g.recurrent_weights, n_cell, d.n_output, output_state, d.n_batch, gate, n_cell);
+    optimized::MatVecAccumulate(g.recurrent_weights, n_cell, d.n_output, output_state, d.n_batch, gate, n_cell);
   }
   if (g.peephole) {
     for (int b = 0; b < d.n_batch; ++b) {
@@ -133,7 +135,7 @@ void LstmStepFloat(const LstmFloatWeights& w, const LstmDims& d, const float* in
         std::fill_n(row, d.n_output, 0.0f);
       }
     }
-    MatVecAccumulate(w.projection_weights, d.n_output, d.n_cell, hidden, d.n_batch, output_state, d.n_output);
+    optimized::MatVecAccumulate(w.projection_weights, d.n_output, d.n_cell, hidden, d.n_batch, output_state, d.n_output);
     if (w.proj_clip > 0.0f) Clip(output_state, static_cast<int64_t>(d.n_batch) * d.n_output, w.proj_clip);
   } else {
     std::copy_n(hidden, cells, output_state);
@@ -173,7 +175,7 @@ void GateHybrid(const LstmHybridGate& g, const LstmDims& d, const HybridInputs& 
   auto accumulate = [&](const int8_t* weights, float weight_scale, const int32_t* row_sums, int cols,
                         const int8_t* q, const float* scales, const int32_t* zero_points) {
     for (int b = 0; b < d.n_batch; ++b) product_scales[b] = scales[b] * weight_scale;
-    HybridMatVecAccumulate(weights, n_cell, cols, q, product_scales, zero_points, row_sums, d.n_batch, gate, n_cell);
+    optimized::HybridMatVecAccumulate(weights, n_cell, cols, q, product_scales, zero_points, row_sums, d.n_batch, gate, n_cell);
   };
   if (in.input) accumulate(g.input_weights, g.input_scale, g.input_row_sums, d.n_input, in.input, in.input_scales, in.input_zero_points);
   if (in.aux) accumulate(g.aux_weights, g.aux_scale, g.aux_row_sums, d.n_aux_input, in.aux, in.aux_scales, in.aux_zero_points);
@@ -280,7 +282,7 @@ void LstmStepHybrid(const LstmHybridWeights& w, const LstmDims& d, const float* 
     if (!IsZeroVector(hidden, cells)) {
       QuantizeRows(hidden, d.n_batch, d.n_cell, q_hidden, hidden_scales, hidden_zp, asymmetric);
       for (int b = 0; b < d.n_batch; ++b) product_scales[b] = hidden_scales[b] * w.projection_scale;
-      HybridMatVecAccumulate(w.projection_weights, d.n_output, d.n_cell, q_hidden, product_scales,
+      optimized::HybridMatVecAccumulate(w.projection_weights, d.n_output, d.n_cell, q_hidden, product_scales,
                              asymmetric ? hidden_zp : nullptr, w.projection_row_sums, d.n_batch, output_state,
                              d.n_output);
     }
@@ -300,12 +302,11 @@ int16_t SaturateInt16(int64_t v) { return quant::SaturateCast<int16_t>(v); }
 // gate[b][r] = sat16(gate[b][r] + MBQM(bias[r] + dot(weights[r], x[b]), multiplier, shift)).
 void MatVecAccumulateInt16(const int8_t* x, const int32_t* bias, const int8_t* weights, int32_t multiplier, int shift,
                            int n_batch, int n_in, int n_out, int16_t* gate) {
+  std::vector<int32_t> dots(static_cast<size_t>(n_out));
   for (int b = 0; b < n_batch; ++b) {
+    optimized::DotRowsInt8(weights, n_out, n_in, x + static_cast<int64_t>(b) * n_in, dots.data());
     for (int r = 0; r < n_out; ++r) {
-      int32_t acc = bias[r];
-      const int8_t* row = weights + static_cast<int64_t>(r) * n_in;
-      const int8_t* vec = x + static_cast<int64_t>(b) * n_in;
-      for (int c = 0; c < n_in; ++c) acc += static_cast<int32_t>(vec[c]) * row[c];
+      int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(bias[r]) + static_cast<uint32_t>(dots[r]));
       acc = quant::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
       int16_t& out = gate[static_cast<int64_t>(b) * n_out + r];
       out = SaturateInt16(static_cast<int64_t>(acc) + out);
@@ -426,12 +427,13 @@ void LstmStepInteger(const LstmIntegerWeights& w, const LstmDims& d, const int8_
                         w.hidden_zero_point;
       hidden[i] = static_cast<int8_t>(std::clamp(v, -128, 127));
     }
+    std::vector<int32_t> dots(static_cast<size_t>(d.n_output));
     for (int b = 0; b < d.n_batch; ++b) {
+      optimized::DotRowsInt8(w.projection_weights, d.n_output, d.n_cell, hidden + static_cast<int64_t>(b) * d.n_cell,
+                             dots.data());
       for (int r = 0; r < d.n_output; ++r) {
-        int32_t acc = w.projection_bias[r];
-        const int8_t* row = w.projection_weights + static_cast<int64_t>(r) * d.n_cell;
-        const int8_t* vec = hidden + static_cast<int64_t>(b) * d.n_cell;
-        for (int c = 0; c < d.n_cell; ++c) acc += static_cast<int32_t>(vec[c]) * row[c];
+        int32_t acc =
+            static_cast<int32_t>(static_cast<uint32_t>(w.projection_bias[r]) + static_cast<uint32_t>(dots[r]));
         acc = quant::MultiplyByQuantizedMultiplier(acc, w.projection_multiplier, w.projection_shift) +
               w.output_state_zero_point;
         output_state[static_cast<int64_t>(b) * d.n_output + r] = static_cast<int8_t>(std::clamp(acc, -128, 127));
@@ -464,14 +466,10 @@ void BasicLstmCellFloat(int n_batch, int n_input, int depth, const float* input,
     std::copy_n(prev_activation + static_cast<int64_t>(b) * depth, depth,
                 concat_temp + static_cast<int64_t>(b) * total + n_input);
   }
+  std::fill_n(activation_temp, static_cast<int64_t>(n_batch) * 4 * depth, 0.0f);
+  optimized::MatVecAccumulate(weights, 4 * depth, total, concat_temp, n_batch, activation_temp, 4 * depth);
   for (int b = 0; b < n_batch; ++b) {
-    for (int r = 0; r < 4 * depth; ++r) {
-      float sum = 0.0f;
-      for (int c = 0; c < total; ++c) {
-        sum += weights[static_cast<int64_t>(r) * total + c] * concat_temp[static_cast<int64_t>(b) * total + c];
-      }
-      activation_temp[static_cast<int64_t>(b) * 4 * depth + r] = sum + bias[r];
-    }
+    for (int r = 0; r < 4 * depth; ++r) activation_temp[static_cast<int64_t>(b) * 4 * depth + r] += bias[r];
   }
   auto sigmoid = [](float x) { return 1.0f / (1.0f + std::exp(-x)); };
   for (int b = 0; b < n_batch; ++b) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/optimized/recurrent.h"
 #include "kernels/reference/recurrent_util.h"
 
 namespace edgerun::reference {
@@ -27,11 +28,11 @@ struct RnnFloatWeights {
 inline void RnnStepFloat(const RnnFloatWeights& w, const RnnDims& d, const float* input, const float* aux_input,
                          VectorActivation act, float* hidden_state, float* output, int output_stride) {
   for (int b = 0; b < d.n_batch; ++b) std::copy_n(w.bias, d.num_units, output + static_cast<int64_t>(b) * output_stride);
-  MatVecAccumulate(w.input_weights, d.num_units, d.input_size, input, d.n_batch, output, output_stride);
+  optimized::MatVecAccumulate(w.input_weights, d.num_units, d.input_size, input, d.n_batch, output, output_stride);
   if (aux_input && d.aux_input_size > 0) {
-    MatVecAccumulate(w.aux_weights, d.num_units, d.aux_input_size, aux_input, d.n_batch, output, output_stride);
+    optimized::MatVecAccumulate(w.aux_weights, d.num_units, d.aux_input_size, aux_input, d.n_batch, output, output_stride);
   }
-  MatVecAccumulate(w.recurrent_weights, d.num_units, d.num_units, hidden_state, d.n_batch, output, output_stride);
+  optimized::MatVecAccumulate(w.recurrent_weights, d.num_units, d.num_units, hidden_state, d.n_batch, output, output_stride);
   for (int b = 0; b < d.n_batch; ++b) {
     float* row = output + static_cast<int64_t>(b) * output_stride;
     ApplyActivation(row, d.num_units, act, row);
@@ -69,7 +70,7 @@ inline void RnnStepHybrid(const RnnHybridWeights& w, const RnnDims& d, const flo
     if (IsZeroVector(values, nb * size)) return;  // TFLite skips all-zero vectors
     QuantizeRows(values, d.n_batch, size, q, scales, zero_points, asymmetric);
     for (int b = 0; b < d.n_batch; ++b) scales[b] *= weight_scale;
-    HybridMatVecAccumulate(weights, d.num_units, size, q, scales, asymmetric ? zero_points : nullptr, row_sums,
+    optimized::HybridMatVecAccumulate(weights, d.num_units, size, q, scales, asymmetric ? zero_points : nullptr, row_sums,
                            d.n_batch, output, output_stride);
   };
   product(input, d.input_size, q_input, w.input_weights, w.input_scale, w.input_row_sums);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/optimized/recurrent.h"
 #include "kernels/reference/recurrent_util.h"
 #include "quant/fixed_point.h"
 
@@ -58,7 +59,7 @@ inline void SvdfFloat(const SvdfDims& d, const float* input, const float* weight
   ShiftStateLeft(d, state);
   const int64_t activations = static_cast<int64_t>(d.batch) * d.num_filters;
   std::fill_n(scratch, activations, 0.0f);
-  MatVecAccumulate(weights_feature, d.num_filters, d.input_size, input, d.batch, scratch, d.num_filters);
+  optimized::MatVecAccumulate(weights_feature, d.num_filters, d.input_size, input, d.batch, scratch, d.num_filters);
   for (int64_t i = 0; i < activations; ++i) state[i * d.memory_size + d.memory_size - 1] = scratch[i];
   SvdfTimeWeightsBiasActivation(d, weights_time, bias, act, state, scratch, output);
 }
@@ -75,7 +76,7 @@ inline void SvdfHybrid(const SvdfDims& d, const float* input, const int8_t* weig
   if (!IsZeroVector(input, static_cast<int64_t>(d.batch) * d.input_size)) {
     QuantizeRows(input, d.batch, d.input_size, quantized_input, scales, zero_points, asymmetric);
     for (int b = 0; b < d.batch; ++b) scales[b] *= feature_scale;
-    HybridMatVecAccumulate(weights_feature, d.num_filters, d.input_size, quantized_input, scales,
+    optimized::HybridMatVecAccumulate(weights_feature, d.num_filters, d.input_size, quantized_input, scales,
                            asymmetric ? zero_points : nullptr, feature_row_sums, d.batch, scratch, d.num_filters);
   }
   for (int64_t i = 0; i < activations; ++i) state[i * d.memory_size + d.memory_size - 1] = scratch[i];

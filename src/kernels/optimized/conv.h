@@ -1,0 +1,36 @@
+// Optimized float convolutions: CONV_2D as GEMM (1x1 directly on the input, other windows
+// through an im2col tile per task), DEPTHWISE_CONV_2D with channels in SIMD lanes, both split
+// over the thread pool by output tiles / rows. Results match the reference kernels within float
+// rounding (the sums run in a different order, with FMA).
+#pragma once
+
+#include <vector>
+
+#include "edgerun/tensor.h"
+#include "kernels/optimized/gemm.h"
+#include "kernels/reference/conv.h"
+
+namespace edgerun::optimized {
+
+// The filter [O][KH][KW][C/groups] packed per group (packed once; Pack... is a no-op while the
+// filter data and ISA stay the same).
+struct ConvFilterF32 {
+  std::vector<PackedF32> groups;
+};
+void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out);
+
+// input [N,H,W,C], filter [O,KH,KW,C/groups] (packed), bias [O] or null, output [N,OH,OW,O].
+void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
+               const Shape& filter_shape, const ConvFilterF32& filter, const float* bias, const Shape& out_shape,
+               float* output);
+
+// DEPTHWISE_CONV_2D with depth multiplier 1: input [N,H,W,C], filter [1,KH,KW,C], bias [C] or null.
+void DepthwiseConv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
+                        const Shape& filter_shape, const float* filter, const float* bias, const Shape& out_shape,
+                        float* output);
+
+// Splits `rows` rows into about 4 tasks per thread (at least `min_rows` rows each) and runs
+// fn(first_row, end_row) for each.
+void ParallelRows(ThreadPool* pool, int64_t rows, int64_t min_rows, const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace edgerun::optimized

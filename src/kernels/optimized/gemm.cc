@@ -1,0 +1,231 @@
+#include "kernels/optimized/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/thread_pool.h"
+
+namespace edgerun::optimized {
+
+void ParallelFor(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& fn) {
+  if (pool == nullptr || pool->num_threads() <= 1 || n <= 1) {
+    for (int64_t t = 0; t < n; ++t) fn(t);
+    return;
+  }
+  pool->ParallelFor(n, fn);
+}
+
+int NumThreads(ThreadPool* pool) { return pool ? pool->num_threads() : 1; }
+
+namespace {
+
+constexpr int kScratchSlots = 4;
+
+template <class T>
+T* Scratch(size_t n, int slot) {
+  thread_local AlignedBuffer<T> buffers[kScratchSlots];
+  AlignedBuffer<T>& b = buffers[slot];
+  b.Resize(std::max<size_t>(n, 1));
+  return b.data();
+}
+
+// Depth of one pass over a B panel: about 32 KB of it, so that it stays in L1 while the rows of
+// a tile stream past; the depth is split evenly.
+int DepthBlock(int k, int nr, int bytes_per_row_value) {
+  const int target = std::max(32, 32768 / (nr * bytes_per_row_value));
+  const int blocks = std::max(1, (k + target - 1) / target);
+  return (k + blocks - 1) / blocks;
+}
+
+}  // namespace
+
+float* ScratchF32(size_t n, int slot) { return Scratch<float>(n, slot); }
+int16_t* ScratchI16(size_t n, int slot) { return Scratch<int16_t>(n, slot); }
+int32_t* ScratchI32(size_t n, int slot) { return Scratch<int32_t>(n, slot); }
+int64_t* ScratchI64(size_t n, int slot) { return Scratch<int64_t>(n, slot); }
+
+TileGrid PlanTiles(int m, int panels, int mr, int threads) {
+  TileGrid g;
+  // About 8 micro-tiles of rows per task keeps the A rows of a tile in L2 while every panel
+  // passes over them.
+  const int rows = std::max(mr, 8 * mr);
+  g.rows_per_tile = rows;
+  g.row_tiles = std::max(1, (m + rows - 1) / rows);
+  g.col_groups = 1;
+  g.panels_per_group = std::max(1, panels);
+  if (threads > 1 && g.row_tiles < 4 * threads && panels > 1) {
+    // Few rows (small images, a fully connected layer): split the columns too; and with one row
+    // tile only, use smaller row tiles.
+    if (g.row_tiles < threads && m > mr) {
+      g.rows_per_tile = std::max(mr, ((m + threads - 1) / threads + mr - 1) / mr * mr);
+      g.row_tiles = (m + g.rows_per_tile - 1) / g.rows_per_tile;
+    }
+    const int want = std::min(panels, (4 * threads + g.row_tiles - 1) / g.row_tiles);
+    g.panels_per_group = (panels + want - 1) / want;
+    g.col_groups = (panels + g.panels_per_group - 1) / g.panels_per_group;
+  }
+  return g;
+}
+
+// ---- float
+
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out) {
+  const int nr = KernelsFor(isa).f32_nr;
+  out->isa = isa;
+  out->n = n;
+  out->k = k;
+  out->nr = nr;
+  out->source = w;
+  const int panels = (n + nr - 1) / nr;
+  out->data.Resize(static_cast<size_t>(panels) * k * nr);
+  float* dst = out->data.data();
+  for (int p = 0; p < panels; ++p) {
+    for (int j = 0; j < nr; ++j) {
+      const int col = p * nr + j;
+      float* d = dst + static_cast<int64_t>(p) * k * nr + j;
+      if (col < n) {
+        const float* src = w + col * ldw;
+        for (int kk = 0; kk < k; ++kk) d[static_cast<int64_t>(kk) * nr] = src[kk];
+      } else {
+        for (int kk = 0; kk < k; ++kk) d[static_cast<int64_t>(kk) * nr] = 0.0f;
+      }
+    }
+  }
+}
+
+void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out) {
+  const int nr = KernelsFor(isa).f32_nr;
+  out->isa = isa;
+  out->n = n;
+  out->k = k;
+  out->nr = nr;
+  out->source = b;
+  const int panels = (n + nr - 1) / nr;
+  out->data.Resize(static_cast<size_t>(panels) * k * nr);
+  float* dst = out->data.data();
+  for (int p = 0; p < panels; ++p) {
+    const int cols = std::min(nr, n - p * nr);
+    for (int kk = 0; kk < k; ++kk) {
+      float* d = dst + (static_cast<int64_t>(p) * k + kk) * nr;
+      std::memcpy(d, b + kk * ldb + p * nr, sizeof(float) * cols);
+      std::fill(d + cols, d + nr, 0.0f);
+    }
+  }
+}
+
+void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0, int n1, float* c, int64_t ldc,
+                 const float* bias, float lo, float hi) {
+  const IsaKernels& kern = KernelsFor(b.isa);
+  const int mr = kern.f32_mr, nr = b.nr, k = b.k;
+  if (k == 0) {
+    // No depth: the output is the bias, clamped.
+    for (int i = 0; i < m; ++i) {
+      for (int j = n0; j < n1; ++j) c[i * ldc + j] = std::min(std::max(bias ? bias[j] : 0.0f, lo), hi);
+    }
+    return;
+  }
+  const int kc = DepthBlock(k, nr, sizeof(float));
+  for (int k0 = 0; k0 < k; k0 += kc) {
+    const int kcur = std::min(kc, k - k0);
+    const bool last = k0 + kcur == k;
+    for (int p = n0 / nr; p * nr < n1; ++p) {
+      const int col = p * nr;
+      const int nc = std::min(nr, n1 - col);
+      const float* bp = b.panel(p) + static_cast<int64_t>(k0) * nr;
+      const F32Epilogue ep{bias ? bias + col : nullptr, lo, hi};
+      for (int m0 = 0; m0 < m; m0 += mr) {
+        const int rows = std::min(mr, m - m0);
+        kern.gemm_f32[rows](kcur, a + m0 * lda + k0, lda, bp, c + m0 * ldc + col, ldc, nc, k0 > 0,
+                            last ? &ep : nullptr);
+      }
+    }
+  }
+}
+
+void GemmF32(ThreadPool* pool, const float* a, int64_t lda, int m, const PackedF32& b, float* c, int64_t ldc,
+             const float* bias, float lo, float hi) {
+  if (m <= 0 || b.n <= 0) return;
+  const TileGrid g = PlanTiles(m, b.panels(), KernelsFor(b.isa).f32_mr, NumThreads(pool));
+  ParallelFor(pool, g.tasks(), [&](int64_t task) {
+    const int rt = static_cast<int>(task / g.col_groups), cg = static_cast<int>(task % g.col_groups);
+    const int r0 = rt * g.rows_per_tile, rows = std::min(g.rows_per_tile, m - r0);
+    const int n0 = cg * g.panels_per_group * b.nr, n1 = std::min(b.n, n0 + g.panels_per_group * b.nr);
+    if (rows <= 0 || n0 >= n1) return;
+    GemmF32Tile(a + r0 * lda, lda, rows, b, n0, n1, c + r0 * ldc, ldc, bias, lo, hi);
+  });
+}
+
+// ---- integer
+
+namespace {
+
+template <class Get>
+void PackI16(int n, int k, Isa isa, const void* source, PackedI16* out, const Get& get) {
+  const int nr = KernelsFor(isa).i16_nr;
+  out->isa = isa;
+  out->n = n;
+  out->k = k;
+  out->k2 = (k + 1) / 2;
+  out->nr = nr;
+  out->source = source;
+  const int panels = (n + nr - 1) / nr;
+  out->data.Resize(static_cast<size_t>(panels) * out->k2 * nr * 2);
+  int16_t* dst = out->data.data();
+  for (int p = 0; p < panels; ++p) {
+    for (int pair = 0; pair < out->k2; ++pair) {
+      int16_t* d = dst + (static_cast<int64_t>(p) * out->k2 + pair) * nr * 2;
+      for (int j = 0; j < nr; ++j) {
+        const int col = p * nr + j;
+        for (int h = 0; h < 2; ++h) {
+          const int kk = 2 * pair + h;
+          d[2 * j + h] = (col < n && kk < k) ? static_cast<int16_t>(get(col, kk)) : int16_t{0};
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+template <class W>
+void PackI16FromNK(const W* w, int64_t ldw, int n, int k, int32_t offset, Isa isa, PackedI16* out) {
+  PackI16(n, k, isa, w, out, [&](int col, int kk) { return static_cast<int32_t>(w[col * ldw + kk]) + offset; });
+}
+
+template <class W>
+void PackI16FromKN(const W* b, int64_t ldb, int k, int n, int32_t offset, Isa isa, PackedI16* out) {
+  PackI16(n, k, isa, b, out, [&](int col, int kk) { return static_cast<int32_t>(b[kk * ldb + col]) + offset; });
+}
+
+template void PackI16FromNK<int8_t>(const int8_t*, int64_t, int, int, int32_t, Isa, PackedI16*);
+template void PackI16FromNK<uint8_t>(const uint8_t*, int64_t, int, int, int32_t, Isa, PackedI16*);
+template void PackI16FromKN<int8_t>(const int8_t*, int64_t, int, int, int32_t, Isa, PackedI16*);
+template void PackI16FromKN<uint8_t>(const uint8_t*, int64_t, int, int, int32_t, Isa, PackedI16*);
+
+void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n0, int n1, int p0, int p1,
+                 int32_t* c, int64_t ldc, bool accumulate) {
+  const IsaKernels& kern = KernelsFor(b.isa);
+  const int mr = kern.i16_mr, nr = b.nr;
+  if (p1 <= p0) {
+    if (!accumulate) {
+      for (int i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + (n1 - n0), 0);
+    }
+    return;
+  }
+  const int kc2 = DepthBlock(p1 - p0, nr, 4);
+  for (int q0 = p0; q0 < p1; q0 += kc2) {
+    const int qcur = std::min(kc2, p1 - q0);
+    for (int p = n0 / nr; p * nr < n1; ++p) {
+      const int col = p * nr;
+      const int nc = std::min(nr, n1 - col);
+      const int16_t* bp = b.panel(p) + static_cast<int64_t>(q0) * nr * 2;
+      for (int m0 = 0; m0 < m; m0 += mr) {
+        const int rows = std::min(mr, m - m0);
+        kern.gemm_i16[rows](qcur, a + m0 * lda + 2 * q0, lda, bp, c + m0 * ldc + (col - n0), ldc, nc,
+                            accumulate || q0 > p0);
+      }
+    }
+  }
+}
+
+}  // namespace edgerun::optimized

@@ -1,0 +1,120 @@
+// Matrix products on packed weights, the engine of the optimized convolution, fully connected,
+// batch matmul and transpose convolution kernels.
+//
+//   C[m][n] = clamp(sum_k A[m][k] * B[k][n] + bias[n])        (float)
+//   C[m][n] = sum_k A[m][k] * B[k][n]  in int32 (or int64)      (integer, on int16 operands)
+//
+// B (the weights) is packed once into panels of NR columns for the micro-kernel of one ISA; A is
+// read in place (float) or converted tile by tile (integer). Work is split over output tiles;
+// the calling thread takes part (see core/thread_pool.h).
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <new>
+
+#include "kernels/optimized/isa_kernels.h"
+
+namespace edgerun {
+class ThreadPool;
+}
+
+namespace edgerun::optimized {
+
+// A 64-byte aligned array that keeps its memory when resized smaller (contents not kept).
+template <class T>
+class AlignedBuffer {
+ public:
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  void Resize(size_t n) {
+    if (n > capacity_) {
+      data_.reset(static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{64})));
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+
+ private:
+  struct Free {
+    void operator()(T* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<T, Free> data_;
+  size_t size_ = 0, capacity_ = 0;
+};
+
+// Runs fn(task) for tasks [0, n) on the pool (serially without one).
+void ParallelFor(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& fn);
+int NumThreads(ThreadPool* pool);
+
+// Thread-local scratch (per thread and slot), valid until the next call with the same slot.
+float* ScratchF32(size_t n, int slot = 0);
+int16_t* ScratchI16(size_t n, int slot = 0);
+int32_t* ScratchI32(size_t n, int slot = 0);
+int64_t* ScratchI64(size_t n, int slot = 0);
+
+// ---- float
+
+struct PackedF32 {
+  Isa isa = Isa::kGeneric;
+  int n = 0, k = 0, nr = 1;
+  const void* source = nullptr;  // what was packed (callers use it to pack once)
+  AlignedBuffer<float> data;
+  const float* panel(int p) const { return data.data() + static_cast<int64_t>(p) * k * nr; }
+  int panels() const { return (n + nr - 1) / nr; }
+};
+
+// B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights.
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out);
+// B stored [k][n] (rows ldb apart).
+void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out);
+
+// One thread: rows [0, m) and columns [n0, n1) of C (n0 a multiple of b.nr). bias has n values
+// (indexed by column) or is null.
+void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0, int n1, float* c, int64_t ldc,
+                 const float* bias, float lo, float hi);
+// The whole product, split over the pool.
+void GemmF32(ThreadPool* pool, const float* a, int64_t lda, int m, const PackedF32& b, float* c, int64_t ldc,
+             const float* bias, float lo, float hi);
+
+// Rows per task and the number of column groups for an m x n product on `threads` threads.
+struct TileGrid {
+  int rows_per_tile = 1;
+  int row_tiles = 1;
+  int col_groups = 1;
+  int panels_per_group = 1;
+  int64_t tasks() const { return static_cast<int64_t>(row_tiles) * col_groups; }
+};
+TileGrid PlanTiles(int m, int panels, int mr, int threads);
+
+// ---- integer (int16 operands, int32 sums)
+
+struct PackedI16 {
+  Isa isa = Isa::kGeneric;
+  int n = 0, k = 0, k2 = 0, nr = 1;  // k2: pairs (k rounded up to even, halved)
+  const void* source = nullptr;
+  AlignedBuffer<int16_t> data;
+  const int16_t* panel(int p) const { return data.data() + static_cast<int64_t>(p) * k2 * nr * 2; }
+  int panels() const { return (n + nr - 1) / nr; }
+};
+
+// B[k][n] = w[n][k] + offset (w stored [n][k], rows ldw apart), as int16.
+template <class W>
+void PackI16FromNK(const W* w, int64_t ldw, int n, int k, int32_t offset, Isa isa, PackedI16* out);
+// B[k][n] = b[k][n] + offset (rows ldb apart).
+template <class W>
+void PackI16FromKN(const W* b, int64_t ldb, int k, int n, int32_t offset, Isa isa, PackedI16* out);
+
+// Row stride (in int16) of an A tile for b: k rounded up to even.
+inline int64_t PaddedDepth(const PackedI16& b) { return 2 * static_cast<int64_t>(b.k2); }
+
+// One thread: int32 sums for rows [0, m) and columns [n0, n1) over pairs [p0, p1) into c, which
+// points at column n0 of row 0. A holds int16 rows lda apart (pairs at even offsets, padded with
+// 0). With `accumulate` the sums are added to c.
+void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n0, int n1, int p0, int p1,
+                 int32_t* c, int64_t ldc, bool accumulate);
+
+}  // namespace edgerun::optimized

@@ -1,0 +1,253 @@
+// Optimized integer convolutions and matrix products, bit-exact with the reference kernels of
+// kernels/reference/integer_conv.h: the products are summed exactly (int32 sums wrap like the
+// reference's uint32 ones; int64 sums are built from int32 blocks too short to overflow), and
+// the output value of every sum is computed by an output stage:
+//   - RequantStage: the ISA's vectorized copy of reference::Requantizer / FloatRequantizer
+//     (int32 sums only);
+//   - EmitStage: the reference's own `emit(channel, sum)` functor, one value at a time (hybrid
+//     kernels, int64 sums).
+// Operands are int16: 8-bit values plus their offset (|v| <= 255) and int16 activations (whose
+// offset is 0), multiplied in pairs (vpmaddwd) into int32.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/optimized/conv.h"
+#include "kernels/optimized/gemm.h"
+#include "kernels/reference/integer_conv.h"
+
+namespace edgerun::optimized {
+
+static_assert(sizeof(int) == sizeof(int32_t), "shifts are passed as int32");
+
+// Pairs summed in int32 before an int64 sum takes them: 128 pairs of |int16 x int8| products
+// stay below 2^31.
+constexpr int kWidePairsPerBlock = 128;
+
+// ---- output stages: stage(row, c0, count, sums) writes channels [c0, c0 + count) of `row`.
+
+template <class Out>
+struct RequantStage {
+  RequantizeFn fn;
+  RequantArgs args;
+  Out* out;
+  int64_t row_stride;  // output elements from one row to the next
+  int channel_base;    // channel of column 0 (a group's first output channel)
+  void operator()(int64_t row, int c0, int count, const int32_t* sums) const {
+    fn(sums, count, channel_base + c0, args, out + row * row_stride + channel_base + c0);
+  }
+};
+
+template <class Out>
+constexpr OutType OutTypeOf() {
+  if constexpr (std::is_same_v<Out, uint8_t>) return OutType::kUInt8;
+  if constexpr (std::is_same_v<Out, int8_t>) return OutType::kInt8;
+  return OutType::kInt16;
+}
+
+// The vectorized requantizer matching reference::Requantizer<int32_t, int32_t, Out> (fixed point)
+// or reference::FloatRequantizer<int32_t, Out>; bias may be null.
+template <class Out>
+RequantStage<Out> MakeRequantStage(bool float_requantization, const int32_t* multiplier, const int* shift,
+                                   const float* float_scale, int32_t output_offset, int32_t act_min, int32_t act_max,
+                                   const int32_t* bias, Out* out, int64_t row_stride, int channel_base = 0) {
+  const IsaKernels& k = ActiveKernels();
+  RequantArgs args{bias, multiplier, reinterpret_cast<const int32_t*>(shift), float_scale, output_offset, act_min,
+                   act_max, OutTypeOf<Out>()};
+  return {float_requantization ? k.requantize_float : k.requantize_fixed, args, out, row_stride, channel_base};
+}
+
+// Scalar stage: out[row][channel] = emit(channel, sum) with the reference's functor.
+template <class Out, class Acc, class Emit>
+struct EmitStage {
+  const Emit& emit;
+  Out* out;
+  int64_t row_stride;
+  int channel_base;
+  template <class Sum>
+  void operator()(int64_t row, int c0, int count, const Sum* sums) const {
+    Out* o = out + row * row_stride + channel_base + c0;
+    for (int i = 0; i < count; ++i) {
+      o[i] = emit(channel_base + c0 + i, static_cast<reference::AccSum<Acc>>(sums[i]));
+    }
+  }
+};
+template <class Out, class Acc, class Emit>
+EmitStage<Out, Acc, Emit> MakeEmitStage(const Emit& emit, Out* out, int64_t row_stride, int channel_base = 0) {
+  return {emit, out, row_stride, channel_base};
+}
+
+// ---- the product: rows of A made by fill(first_row, rows, dst, dst_stride) as int16 (offset
+// applied, padded to PaddedDepth(b) with zeros), columns from b; int64 sums when kWide.
+template <bool kWide, class Fill, class Stage>
+void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, const Stage& stage) {
+  if (m <= 0 || b.n <= 0) return;
+  const int mr = KernelsFor(b.isa).i16_mr;
+  const TileGrid g = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), b.panels(), mr, NumThreads(pool));
+  const int64_t lda = PaddedDepth(b);
+  // Columns per pass: a few panels, so that the sums stay small.
+  const int chunk = std::max(b.nr, 256 / b.nr * b.nr);
+  ParallelFor(pool, g.tasks(), [&](int64_t task) {
+    const int rt = static_cast<int>(task / g.col_groups), cg = static_cast<int>(task % g.col_groups);
+    const int64_t r0 = static_cast<int64_t>(rt) * g.rows_per_tile;
+    const int rows = static_cast<int>(std::min<int64_t>(g.rows_per_tile, m - r0));
+    const int n0 = cg * g.panels_per_group * b.nr, n1 = std::min(b.n, n0 + g.panels_per_group * b.nr);
+    if (rows <= 0 || n0 >= n1) return;
+    int16_t* a = ScratchI16(static_cast<size_t>(rows) * lda, 0);
+    fill(r0, rows, a, lda);
+    for (int c0 = n0; c0 < n1; c0 += chunk) {
+      const int cols = std::min(chunk, n1 - c0);
+      int32_t* sums = ScratchI32(static_cast<size_t>(rows) * cols, 0);
+      if constexpr (!kWide) {
+        GemmI16Tile(a, lda, rows, b, c0, c0 + cols, 0, b.k2, sums, cols, false);
+        for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, sums + static_cast<int64_t>(r) * cols);
+      } else {
+        int64_t* wide = ScratchI64(static_cast<size_t>(rows) * cols, 0);
+        std::fill(wide, wide + static_cast<int64_t>(rows) * cols, int64_t{0});
+        for (int p0 = 0; p0 < b.k2; p0 += kWidePairsPerBlock) {
+          GemmI16Tile(a, lda, rows, b, c0, c0 + cols, p0, std::min(b.k2, p0 + kWidePairsPerBlock), sums, cols, false);
+          for (int64_t i = 0; i < static_cast<int64_t>(rows) * cols; ++i) wide[i] += sums[i];
+        }
+        for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, wide + static_cast<int64_t>(r) * cols);
+      }
+    }
+  });
+}
+
+// Rows of In values (lda apart) plus offset, as int16 rows of width `ldd` (zero padded).
+template <class In>
+void ConvertRows(const In* a, int64_t lda, int rows, int k, int32_t offset, int16_t* dst, int64_t ldd) {
+  for (int r = 0; r < rows; ++r) {
+    const In* src = a + r * lda;
+    int16_t* d = dst + r * ldd;
+    for (int i = 0; i < k; ++i) d[i] = static_cast<int16_t>(src[i] + offset);
+    for (int64_t i = k; i < ldd; ++i) d[i] = 0;
+  }
+}
+
+// Rows [r0, r0 + rows) (output pixels of one image) of group g's im2col matrix, plus offset.
+template <class In>
+void Im2ColI16(const reference::ConvParams& p, const reference::ConvDims& d, int f_c, int group, const In* input,
+               int32_t offset, int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+  const int64_t k = static_cast<int64_t>(d.k_h) * d.k_w * f_c;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t pixel = r0 + r;
+    const int oy = static_cast<int>(pixel / d.out_w), ox = static_cast<int>(pixel % d.out_w);
+    int16_t* row = dst + r * ldd;
+    int16_t* out = row;
+    for (int ky = 0; ky < d.k_h; ++ky) {
+      const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
+      for (int kx = 0; kx < d.k_w; ++kx, out += f_c) {
+        const int ix = ox * p.stride_w - p.pad_w + kx * p.dilation_w;
+        if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
+          std::fill(out, out + f_c, int16_t{0});
+        } else {
+          const In* src = input + (static_cast<int64_t>(iy) * d.in_w + ix) * d.in_c + static_cast<int64_t>(group) * f_c;
+          for (int c = 0; c < f_c; ++c) out[c] = static_cast<int16_t>(src[c] + offset);
+        }
+      }
+    }
+    std::fill(row + k, row + ldd, int16_t{0});
+  }
+}
+
+// A filter [O][KH][KW][C/groups] plus offset, packed per group (repacked when the data or the
+// ISA changes; callers clear it for filters that are not constant).
+struct ConvFilterI16 {
+  std::vector<PackedI16> groups;
+};
+template <class W>
+void PackConvFilterI16(const Shape& filter_shape, const W* filter, int32_t offset, int groups, ConvFilterI16* out) {
+  const int out_c = filter_shape[0];
+  const int k = filter_shape[1] * filter_shape[2] * filter_shape[3];
+  const int per_group = out_c / groups;
+  const Isa isa = ActiveIsa();
+  if (static_cast<int>(out->groups.size()) == groups && out->groups[0].source == filter && out->groups[0].isa == isa &&
+      out->groups[0].n == per_group && out->groups[0].k == k) {
+    return;
+  }
+  out->groups.resize(static_cast<size_t>(groups));
+  for (int g = 0; g < groups; ++g) {
+    PackI16FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, offset, isa, &out->groups[g]);
+  }
+  out->groups[0].source = filter;
+}
+
+// One image of CONV_2D (as reference::IntegerConv2D); make_stage(group) gives the output stage
+// of a group's channels, whose rows are the image's output pixels.
+template <bool kWide, class In, class MakeStage>
+void IntegerConv2D(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d, int f_c,
+                   const In* input, int32_t input_offset, const ConvFilterI16& filter, const MakeStage& make_stage) {
+  const int groups = d.in_c / f_c;
+  const int64_t m = static_cast<int64_t>(d.out_h) * d.out_w;
+  const bool pointwise = d.k_h == 1 && d.k_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
+                         p.pad_w == 0;
+  for (int g = 0; g < groups; ++g) {
+    const PackedI16& b = filter.groups[g];
+    auto stage = make_stage(g);
+    if (pointwise) {
+      IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+        ConvertRows(input + r0 * d.in_c + static_cast<int64_t>(g) * f_c, d.in_c, rows, f_c, input_offset, dst, ldd);
+      }, stage);
+    } else {
+      IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+        Im2ColI16(p, d, f_c, g, input, input_offset, r0, rows, dst, ldd);
+      }, stage);
+    }
+  }
+}
+
+// Rows of a matrix product (FULLY_CONNECTED, BATCH_MATMUL): A [m][k] (rows lda apart) plus
+// input_offset times packed B.
+template <bool kWide, class In, class Stage>
+void IntegerMatMul(ThreadPool* pool, const In* a, int64_t lda, int64_t m, int32_t input_offset, const PackedI16& b,
+                   const Stage& stage) {
+  IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+    ConvertRows(a + r0 * lda, lda, rows, b.k, input_offset, dst, ldd);
+  }, stage);
+}
+
+// ---- depthwise (depth multiplier 1): the filter [KH][KW][C] plus its offset as int32.
+template <class W>
+void PrepareDepthwiseFilter(const W* filter, int64_t n, int32_t offset, std::vector<int32_t>* out) {
+  out->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) (*out)[i] = static_cast<int32_t>(filter[i]) + offset;
+}
+
+// int32 sums of one image (as reference::IntegerDepthwiseConv2D, depth multiplier 1); stage rows
+// are output pixels. kWide needs at most kWidePairsPerBlock * 2 taps (checked by the caller).
+template <class In, class Stage>
+void IntegerDepthwiseConv2D(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d,
+                            const In* input, int32_t input_offset, const int32_t* filter, const Stage& stage) {
+  DwConvArgs args{};
+  args.input = input;
+  args.in_h = d.in_h;
+  args.in_w = d.in_w;
+  args.channels = d.in_c;
+  args.k_h = d.k_h;
+  args.k_w = d.k_w;
+  args.stride_h = p.stride_h;
+  args.stride_w = p.stride_w;
+  args.dilation_h = p.dilation_h;
+  args.dilation_w = p.dilation_w;
+  args.pad_h = p.pad_h;
+  args.pad_w = p.pad_w;
+  args.out_w = d.out_w;
+  args.filter = filter;
+  args.input_type = std::is_same_v<In, uint8_t> ? 0 : std::is_same_v<In, int8_t> ? 1 : 2;
+  args.input_offset = input_offset;
+  const DwConvRowFn row_fn = ActiveKernels().dwconv_int;
+  ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
+    int32_t* sums = ScratchI32(static_cast<size_t>(d.out_w) * d.in_c, 1);
+    for (int64_t oy = r0; oy < r1; ++oy) {
+      row_fn(args, static_cast<int>(oy), sums);
+      for (int ox = 0; ox < d.out_w; ++ox) {
+        stage(oy * d.out_w + ox, 0, d.in_c, sums + static_cast<int64_t>(ox) * d.in_c);
+      }
+    }
+  });
+}
+
+}  // namespace edgerun::optimized

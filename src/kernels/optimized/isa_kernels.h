@@ -1,0 +1,96 @@
+// The inner kernels of each instruction set, as a table of function pointers. The drivers
+// (gemm.cc, conv.cc, ...) are compiled for the baseline and call through KernelsFor(isa); the
+// table entries live in kernels_generic.cc, kernels_avx2.cc and kernels_avx512.cc.
+//
+// Only <cstdint> and <cstddef> here: the SIMD translation units must not instantiate inline
+// library code that the baseline code could then pick up (an AVX-512 copy of std::min would
+// crash on an older CPU).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/optimized/cpu.h"
+
+namespace edgerun::optimized {
+
+constexpr int kMaxMr = 16;
+
+// ---- float GEMM micro-kernel
+// C[mr x nc] = (C if accumulate) + A[mr x kc] * B, where A's rows are lda floats apart and B is a
+// packed panel of kc rows of NR floats (columns past nc are zero). With `ep` the bias (nullable,
+// nc values) is added and the result clamped to [lo, hi] before the store.
+struct F32Epilogue {
+  const float* bias;
+  float lo, hi;
+};
+using GemmF32Fn = void (*)(int kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int nc,
+                           bool accumulate, const F32Epilogue* ep);
+
+// ---- integer GEMM micro-kernel on int16 pairs
+// C[mr x nc] = (C if accumulate) + sum over kc2 pairs of A[m][2p] * B[2p][n] + A[m][2p+1] * B[2p+1][n],
+// int32 sums that wrap. A rows hold int16 values (lda int16s apart, pairs at even offsets); the
+// packed B panel is [kc2][NR][2] int16.
+using GemmI16Fn = void (*)(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* c, int64_t ldc, int nc,
+                           bool accumulate);
+
+// ---- depthwise convolution, one output row, channels in SIMD lanes (depth multiplier 1)
+struct DwConvArgs {
+  const void* input;  // one image [in_h][in_w][channels]
+  int in_h, in_w, channels;
+  int k_h, k_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+  int out_w;
+  // float: filter [k_h][k_w][channels] float, bias (nullable), clamp [lo, hi], out float.
+  // integer: filter as int32 with its offset added, input of `input_type` plus input_offset,
+  // out int32 sums [out_w][channels] (no bias).
+  const void* filter;
+  const float* bias;
+  float lo, hi;
+  int input_type;  // 0 uint8, 1 int8, 2 int16 (integer kernel)
+  int32_t input_offset;
+};
+using DwConvRowFn = void (*)(const DwConvArgs& args, int oy, void* out_row);
+
+// ---- requantization of int32 sums to 8/16-bit outputs, bit-exact with reference::Requantizer
+// (fixed point) and reference::FloatRequantizer (XNNPACK's float rounding).
+enum class OutType { kUInt8 = 0, kInt8 = 1, kInt16 = 2 };
+struct RequantArgs {
+  const int32_t* bias;        // per channel, nullable
+  const int32_t* multiplier;  // fixed point: per channel
+  const int32_t* shift;
+  const float* scale;  // float: per channel
+  int32_t zero_point, act_min, act_max;
+  OutType out_type;
+};
+// Channels c0 .. c0 + n - 1: out[i] = requantize(sums[i] + bias[c0 + i]); out points at the first.
+using RequantizeFn = void (*)(const int32_t* sums, int n, int c0, const RequantArgs& r, void* out);
+
+// ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
+// out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
+using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
+// out[r] = dot(m[r], v) in int32 (exact: |products| < 2^14, cols < 2^17).
+using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, const int8_t* v, int32_t* out);
+
+struct IsaKernels {
+  Isa isa = Isa::kGeneric;
+  int f32_mr = 0, f32_nr = 0;
+  GemmF32Fn gemm_f32[kMaxMr + 1] = {};  // by number of rows, 1 .. f32_mr
+  int i16_mr = 0, i16_nr = 0;
+  GemmI16Fn gemm_i16[kMaxMr + 1] = {};
+  DwConvRowFn dwconv_f32 = nullptr;
+  DwConvRowFn dwconv_int = nullptr;
+  RequantizeFn requantize_fixed = nullptr;
+  RequantizeFn requantize_float = nullptr;
+  DotRowsF32Fn dot_rows_f32 = nullptr;
+  DotRowsI8Fn dot_rows_i8 = nullptr;
+};
+
+const IsaKernels& KernelsFor(Isa isa);
+inline const IsaKernels& ActiveKernels() { return KernelsFor(ActiveIsa()); }
+
+// Filled by the ISA translation units (false when this build has no such kernels).
+bool FillGenericKernels(IsaKernels* k);
+bool FillAvx2Kernels(IsaKernels* k);
+bool FillAvx512Kernels(IsaKernels* k, bool vnni);
+
+}  // namespace edgerun::optimized

@@ -1,0 +1,184 @@
+// AVX2 + FMA kernels (compiled with -mavx2 -mfma; see CMakeLists.txt). Without those flags (a
+// non-x86 build) this file only says that it has nothing.
+#include "kernels/optimized/isa_kernels.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+#include <utility>
+
+namespace edgerun::optimized {
+namespace {
+
+struct Avx2 {
+  static constexpr int kLanes = 8;
+  using F = __m256;
+  using I = __m256i;
+
+  // Lanes below n set (n may be <= 0 or >= 8).
+  static __m256i Mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static F ZeroF() { return _mm256_setzero_ps(); }
+  static F Set1F(float v) { return _mm256_set1_ps(v); }
+  static F LoadF(const float* p) { return _mm256_loadu_ps(p); }
+  static F LoadFn(const float* p, int n) {
+    if (n >= kLanes) return _mm256_loadu_ps(p);
+    return _mm256_maskload_ps(p, Mask(n));
+  }
+  static void StoreF(float* p, F v) { _mm256_storeu_ps(p, v); }
+  static void StoreFn(float* p, F v, int n) {
+    if (n >= kLanes) {
+      _mm256_storeu_ps(p, v);
+    } else if (n > 0) {
+      _mm256_maskstore_ps(p, Mask(n), v);
+    }
+  }
+  static F BroadcastF(const float* p) { return _mm256_broadcast_ss(p); }
+  static F Fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  static F AddF(F a, F b) { return _mm256_add_ps(a, b); }
+  static F MaxF(F a, F b) { return _mm256_max_ps(a, b); }
+  static F MinF(F a, F b) { return _mm256_min_ps(a, b); }
+  static float HorizontalSumF(F v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+
+  static I ZeroI() { return _mm256_setzero_si256(); }
+  static I Set1I(int32_t v) { return _mm256_set1_epi32(v); }
+  static I LoadI(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static I LoadIn(const int32_t* p, int n) {
+    if (n >= kLanes) return LoadI(p);
+    if (n <= 0) return ZeroI();
+    return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), Mask(n));
+  }
+  static void StoreIn(int32_t* p, I v, int n) {
+    if (n >= kLanes) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+    } else if (n > 0) {
+      _mm256_maskstore_epi32(reinterpret_cast<int*>(p), Mask(n), v);
+    }
+  }
+  static I AddI(I a, I b) { return _mm256_add_epi32(a, b); }
+  static I MulLoI(I a, I b) { return _mm256_mullo_epi32(a, b); }
+  static I DotPairs(I c, I a, I b) { return _mm256_add_epi32(c, _mm256_madd_epi16(a, b)); }
+  static I LoadWidenU8(const uint8_t* p) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I LoadWidenI8(const int8_t* p) {
+    return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I LoadWidenI16(const int16_t* p) {
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  // 16 int8 values as int16.
+  static I LoadWidenI8x2(const int8_t* p) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static int32_t HorizontalSumI(I v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s);
+  }
+};
+
+#include "kernels/optimized/simd_kernels.inc"
+
+// ---- requantization (8 channels per step)
+
+// reference MultiplyByQuantizedMultiplier(x, multiplier, shift) in every lane.
+__m256i MultiplyByQuantizedMultiplier(__m256i x, __m256i multiplier, __m256i shift) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i left = _mm256_max_epi32(shift, zero);
+  const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+  x = _mm256_sllv_epi32(x, left);
+  // Doubling high multiply with rounding: (x * m + 2^30) >> 31 in 64 bits gives the same value
+  // as the reference's nudge and division toward zero, for both signs.
+  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, multiplier), nudge);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(multiplier, 32)), nudge);
+  even = _mm256_srli_epi64(even, 31);  // bits 31..62 into the low half
+  odd = _mm256_slli_epi64(odd, 1);     // bits 31..62 into the high half
+  __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
+  const __m256i int_min = _mm256_set1_epi32(INT32_MIN);
+  const __m256i overflow = _mm256_and_si256(_mm256_cmpeq_epi32(x, int_min), _mm256_cmpeq_epi32(multiplier, int_min));
+  high = _mm256_blendv_epi8(high, _mm256_set1_epi32(INT32_MAX), overflow);
+  // Rounding right shift, ties away from zero.
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  const __m256i remainder = _mm256_and_si256(high, mask);
+  const __m256i threshold = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_cmpgt_epi32(zero, high));
+  return _mm256_sub_epi32(_mm256_srav_epi32(high, right), _mm256_cmpgt_epi32(remainder, threshold));
+}
+
+// Stores n (<= 8) int32 lanes, already in the output type's range.
+void StoreOut(__m256i v, int n, OutType type, void* out) {
+  const __m128i packed16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  if (type == OutType::kInt16) {
+    if (n == 8) {
+      _mm_storeu_si128(static_cast<__m128i*>(out), packed16);
+    } else {
+      alignas(16) int16_t tmp[8];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), packed16);
+      __builtin_memcpy(out, tmp, static_cast<size_t>(n) * 2);
+    }
+    return;
+  }
+  const __m128i packed8 =
+      type == OutType::kUInt8 ? _mm_packus_epi16(packed16, packed16) : _mm_packs_epi16(packed16, packed16);
+  if (n == 8) {
+    _mm_storel_epi64(static_cast<__m128i*>(out), packed8);
+  } else {
+    alignas(16) uint8_t tmp[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(tmp), packed8);
+    __builtin_memcpy(out, tmp, static_cast<size_t>(n));
+  }
+}
+
+template <bool kFloat>
+void Requantize(const int32_t* sums, int n, int c0, const RequantArgs& r, void* out) {
+  const int size = r.out_type == OutType::kInt16 ? 2 : 1;
+  const __m256i zero_point = _mm256_set1_epi32(r.zero_point);
+  const __m256i act_min = _mm256_set1_epi32(r.act_min), act_max = _mm256_set1_epi32(r.act_max);
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(r.act_min - r.zero_point));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(r.act_max - r.zero_point));
+  for (int i = 0; i < n; i += 8) {
+    const int count = MinInt(8, n - i);
+    const int c = c0 + i;
+    __m256i x = Avx2::LoadIn(sums + i, count);
+    if (r.bias) x = _mm256_add_epi32(x, Avx2::LoadIn(r.bias + c, count));
+    __m256i v;
+    if constexpr (kFloat) {
+      __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(x), Avx2::LoadFn(r.scale + c, count));
+      f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
+      v = _mm256_add_epi32(_mm256_cvtps_epi32(f), zero_point);
+    } else {
+      v = MultiplyByQuantizedMultiplier(x, Avx2::LoadIn(r.multiplier + c, count), Avx2::LoadIn(r.shift + c, count));
+      v = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v, zero_point), act_min), act_max);
+    }
+    StoreOut(v, count, r.out_type, static_cast<char*>(out) + static_cast<int64_t>(i) * size);
+  }
+}
+
+}  // namespace
+
+bool FillAvx2Kernels(IsaKernels* k) {
+  k->isa = Isa::kAvx2;
+  FillSimdKernels<Avx2>(k, std::make_integer_sequence<int, 6>{});
+  k->requantize_fixed = &Requantize<false>;
+  k->requantize_float = &Requantize<true>;
+  return true;
+}
+
+}  // namespace edgerun::optimized
+
+#else
+
+namespace edgerun::optimized {
+bool FillAvx2Kernels(IsaKernels*) { return false; }
+}  // namespace edgerun::optimized
+
+#endif

@@ -1,0 +1,36 @@
+#include "kernels/optimized/recurrent.h"
+
+#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/isa_kernels.h"
+
+namespace edgerun::optimized {
+
+void MatVecAccumulate(const float* matrix, int rows, int cols, const float* vectors, int n_batch, float* result,
+                      int result_stride) {
+  const IsaKernels& k = ActiveKernels();
+  for (int b = 0; b < n_batch; ++b) {
+    k.dot_rows_f32(matrix, cols, rows, cols, vectors + static_cast<int64_t>(b) * cols,
+                   result + static_cast<int64_t>(b) * result_stride);
+  }
+}
+
+void DotRowsInt8(const int8_t* matrix, int rows, int cols, const int8_t* vector, int32_t* dots) {
+  ActiveKernels().dot_rows_i8(matrix, cols, rows, cols, vector, dots);
+}
+
+void HybridMatVecAccumulate(const int8_t* matrix, int rows, int cols, const int8_t* vectors, const float* scales,
+                            const int32_t* zero_points, const int32_t* row_sums, int n_batch, float* result,
+                            int result_stride) {
+  int32_t* dots = ScratchI32(static_cast<size_t>(rows), 2);
+  for (int b = 0; b < n_batch; ++b) {
+    DotRowsInt8(matrix, rows, cols, vectors + static_cast<int64_t>(b) * cols, dots);
+    float* out = result + static_cast<int64_t>(b) * result_stride;
+    for (int r = 0; r < rows; ++r) {
+      int32_t dot = dots[r];
+      if (zero_points != nullptr) dot -= row_sums[r] * zero_points[b];
+      out[r] += static_cast<float>(dot) * scales[b];
+    }
+  }
+}
+
+}  // namespace edgerun::optimized

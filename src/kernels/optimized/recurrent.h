@@ -1,0 +1,23 @@
+// The matrix x vector products of the recurrent kernels (LSTM, RNN, SVDF) on the SIMD dot
+// products: same arguments and results as their twins in kernels/reference/recurrent_util.h
+// (float within rounding, the hybrid and integer ones bit for bit: their integer dot products
+// are exact and the float arithmetic after them is the reference's).
+#pragma once
+
+#include <cstdint>
+
+namespace edgerun::optimized {
+
+// result[b][r] += dot(matrix[r], vectors[b]) (as reference::MatVecAccumulate).
+void MatVecAccumulate(const float* matrix, int rows, int cols, const float* vectors, int n_batch, float* result,
+                      int result_stride);
+
+// As reference::HybridMatVecAccumulate.
+void HybridMatVecAccumulate(const int8_t* matrix, int rows, int cols, const int8_t* vectors, const float* scales,
+                            const int32_t* zero_points, const int32_t* row_sums, int n_batch, float* result,
+                            int result_stride);
+
+// dots[r] = dot(matrix[r], vector) in int32 for a [rows, cols] int8 matrix.
+void DotRowsInt8(const int8_t* matrix, int rows, int cols, const int8_t* vector, int32_t* dots);
+
+}  // namespace edgerun::optimized

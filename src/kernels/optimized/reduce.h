@@ -1,0 +1,127 @@
+// Optimized sums over axes (MEAN, SUM): the shape is collapsed into runs of kept and reduced
+// dimensions, the innermost run is handled as a whole (rows added to rows when it is kept,
+// contiguous elements summed when it is reduced), and independent outputs are split over the
+// pool. Every output still adds its inputs in input order, so the results equal the reference
+// (reference::ForEachReduce / ReduceFold) bit for bit, floats included.
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "edgerun/tensor.h"
+#include "kernels/optimized/conv.h"
+
+namespace edgerun::optimized {
+
+// acc + x, wrapping for integers.
+template <class Acc>
+inline Acc SumAdd(Acc acc, Acc x) {
+  if constexpr (std::is_integral_v<Acc>) {
+    using U = std::make_unsigned_t<Acc>;
+    return static_cast<Acc>(static_cast<U>(acc) + static_cast<U>(x));
+  } else {
+    return acc + x;
+  }
+}
+
+// out[o] = sum of the inputs of output o, converted to Acc. from_first: the sum starts from the
+// first input (as ReduceFold), otherwise from Acc{0} (as a loop that starts at zero); the two
+// differ only for a float sum whose first input is -0. Outputs with no input get 0.
+template <class T, class Acc>
+void ReduceSum(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
+               int64_t out_count, bool from_first) {
+  std::fill(out, out + out_count, Acc{0});
+  if (NumElements(in_shape) <= 0) return;
+  // Runs of dimensions with the same role (size-1 dimensions dropped).
+  std::vector<int64_t> size;
+  std::vector<bool> red;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    if (in_shape[d] == 1) continue;
+    if (!red.empty() && red.back() == reduced[d]) {
+      size.back() *= in_shape[d];
+    } else {
+      size.push_back(in_shape[d]);
+      red.push_back(reduced[d]);
+    }
+  }
+  if (size.empty()) {  // a single element
+    out[0] = from_first ? static_cast<Acc>(in[0]) : SumAdd(Acc{0}, static_cast<Acc>(in[0]));
+    return;
+  }
+  const int runs = static_cast<int>(size.size());
+  const int64_t inner = size.back();
+  const bool inner_kept = !red.back();
+  // Output stride of each outer run (0 for reduced ones), and the outer positions.
+  std::vector<int64_t> out_stride(static_cast<size_t>(runs), 0);
+  int64_t stride = inner_kept ? inner : 1;
+  int64_t outer = 1;
+  for (int r = runs - 2; r >= 0; --r) {
+    if (!red[r]) {
+      out_stride[r] = stride;
+      stride *= size[r];
+    }
+    outer *= size[r];
+  }
+  // Outer positions [first_outer, end_outer), inner columns [c0, c1) (all of them when reduced).
+  auto run_block = [&](int64_t first_outer, int64_t end_outer, int64_t c0, int64_t c1) {
+    std::vector<int64_t> index(static_cast<size_t>(std::max(runs - 1, 0)), 0);
+    int64_t o = 0;
+    // The odometer position of first_outer.
+    int64_t rem = first_outer;
+    for (int r = runs - 2; r >= 0; --r) {
+      index[r] = rem % size[r];
+      rem /= size[r];
+      o += index[r] * out_stride[r];
+    }
+    // An output's first input comes at the outer position where every reduced run is at 0.
+    auto at_first = [&]() {
+      for (int r = 0; r < runs - 1; ++r) {
+        if (red[r] && index[r] != 0) return false;
+      }
+      return true;
+    };
+    for (int64_t pos = first_outer; pos < end_outer; ++pos) {
+      const T* src = in + pos * inner;
+      if (inner_kept) {
+        Acc* dst = out + o;
+        if (from_first && at_first()) {
+          for (int64_t i = c0; i < c1; ++i) dst[i] = static_cast<Acc>(src[i]);
+        } else {
+          for (int64_t i = c0; i < c1; ++i) dst[i] = SumAdd(dst[i], static_cast<Acc>(src[i]));
+        }
+      } else {
+        Acc acc = (from_first && at_first()) ? static_cast<Acc>(src[0]) : SumAdd(out[o], static_cast<Acc>(src[0]));
+        for (int64_t i = 1; i < inner; ++i) acc = SumAdd(acc, static_cast<Acc>(src[i]));
+        out[o] = acc;
+      }
+      for (int r = runs - 2; r >= 0; --r) {
+        o += out_stride[r];
+        if (++index[r] < size[r]) break;
+        o -= out_stride[r] * size[r];
+        index[r] = 0;
+      }
+    }
+  };
+  // Independent slices: the first run when it is kept, else columns of a kept innermost run.
+  if (runs >= 2 && !red[0] && size[0] > 1) {
+    const int64_t per_slice = outer / size[0];
+    ParallelRows(pool, size[0], 1, [&](int64_t s0, int64_t s1) {
+      run_block(s0 * per_slice, s1 * per_slice, 0, inner);
+    });
+  } else if (inner_kept && runs >= 2) {
+    ParallelRows(pool, inner, 64, [&](int64_t c0, int64_t c1) { run_block(0, outer, c0, c1); });
+  } else {
+    run_block(0, outer, 0, inner);
+  }
+}
+
+// MEAN of float32 as the reference: the sums from zero in input order, divided by the count.
+inline void MeanFloat(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, int64_t count,
+                      const float* in, float* out, int64_t out_count) {
+  ReduceSum(pool, in_shape, reduced, in, out, out_count, /*from_first=*/false);
+  const float divisor = static_cast<float>(count);
+  for (int64_t i = 0; i < out_count; ++i) out[i] = out[i] / divisor;
+}
+
+}  // namespace edgerun::optimized

@@ -1,0 +1,165 @@
+// Optimized float convolutions and matrix products against the reference kernels, on random
+// shapes (odd sizes, strides, dilations, padding, groups, channel counts that are not multiples
+// of the vector width), for every instruction set of this CPU and 1 and 3 threads.
+#include <gtest/gtest.h>
+
+#include "kernels/optimized/conv.h"
+#include "kernels/reference/batch_matmul.h"
+#include "kernels/reference/conv.h"
+#include "optimized_test_util.h"
+
+namespace edgerun::optimized {
+namespace {
+
+using testing::ExpectNear;
+using testing::ForEachIsaAndThreads;
+using testing::Random;
+
+struct Geometry {
+  reference::ConvParams params;
+  int out_h = 0, out_w = 0;
+};
+
+// Random strides, dilations and padding for a kh x kw window over in_h x in_w; false when the
+// window does not fit.
+bool RandomGeometry(Random& r, int in_h, int in_w, int kh, int kw, Geometry* g) {
+  reference::ConvParams& p = g->params;
+  p.stride_h = r.Int(1, 3);
+  p.stride_w = r.Int(1, 3);
+  p.dilation_h = r.Int(1, 3) == 3 ? 2 : 1;
+  p.dilation_w = r.Int(1, 3) == 3 ? 2 : 1;
+  const int eff_h = (kh - 1) * p.dilation_h + 1, eff_w = (kw - 1) * p.dilation_w + 1;
+  p.pad_h = r.Int(0, eff_h - 1);
+  p.pad_w = r.Int(0, eff_w - 1);
+  const int pad_after_h = r.Int(0, eff_h - 1), pad_after_w = r.Int(0, eff_w - 1);
+  g->out_h = (in_h + p.pad_h + pad_after_h - eff_h) / p.stride_h + 1;
+  g->out_w = (in_w + p.pad_w + pad_after_w - eff_w) / p.stride_w + 1;
+  if (in_h + p.pad_h + pad_after_h < eff_h || in_w + p.pad_w + pad_after_w < eff_w) return false;
+  switch (r.Int(0, 2)) {
+    case 0: p.act_min = -3.4e38f; p.act_max = 3.4e38f; break;
+    case 1: p.act_min = 0.0f; p.act_max = 3.4e38f; break;
+    default: p.act_min = -0.5f; p.act_max = 0.5f; break;
+  }
+  return true;
+}
+
+TEST(OptimizedConv2D, FloatMatchesReference) {
+  Random r(1);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 40; ++iter) {
+      const bool pointwise = iter % 3 == 0;
+      const int batches = r.Int(1, 2), in_h = r.Int(1, 9), in_w = r.Int(1, 11);
+      const int groups = r.Int(0, 4) == 0 ? r.Int(2, 3) : 1;
+      const int f_c = r.Int(1, 19), in_c = f_c * groups;
+      const int out_c = groups * r.Int(1, 37);
+      const int kh = pointwise ? 1 : r.Int(1, 4), kw = pointwise ? 1 : r.Int(1, 4);
+      Geometry g;
+      if (!RandomGeometry(r, in_h, in_w, kh, kw, &g)) continue;
+      if (pointwise && r.Bool()) {
+        g.params.stride_h = g.params.stride_w = 1;
+        g.params.pad_h = g.params.pad_w = 0;
+        g.out_h = in_h;
+        g.out_w = in_w;
+      }
+      const Shape in_shape{batches, in_h, in_w, in_c}, filter_shape{out_c, kh, kw, f_c};
+      const Shape out_shape{batches, g.out_h, g.out_w, out_c};
+      const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(in_shape)));
+      const std::vector<float> filter = r.Floats(static_cast<size_t>(NumElements(filter_shape)));
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(out_c));
+      const bool with_bias = r.Bool();
+      std::vector<float> want(static_cast<size_t>(NumElements(out_shape))), got(want.size(), 123.0f);
+      reference::Conv2D(g.params, in_shape, input.data(), filter_shape, filter.data(),
+                        with_bias ? bias.data() : nullptr, out_shape, want.data());
+      ConvFilterF32 packed;
+      PackConvFilterF32(filter_shape, filter.data(), groups, isa, &packed);
+      Conv2DF32(pool, g.params, in_shape, input.data(), filter_shape, packed, with_bias ? bias.data() : nullptr,
+                out_shape, got.data());
+      SCOPED_TRACE(::testing::Message() << "in " << in_h << "x" << in_w << "x" << in_c << " k " << kh << "x" << kw
+                                        << " out_c " << out_c << " groups " << groups);
+      ExpectNear(got, want, static_cast<float>(kh * kw * f_c + 1));
+    }
+  });
+}
+
+TEST(OptimizedConv2D, LargeDepthSplitsIntoBlocks) {
+  // Depth above one pass over a panel (the kernel accumulates into C between passes).
+  Random r(2);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    const int in_c = 1100, out_c = 45;
+    const Shape in_shape{1, 3, 5, in_c}, filter_shape{out_c, 1, 1, in_c}, out_shape{1, 3, 5, out_c};
+    reference::ConvParams p;
+    const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(in_shape)));
+    const std::vector<float> filter = r.Floats(static_cast<size_t>(NumElements(filter_shape)));
+    const std::vector<float> bias = r.Floats(out_c);
+    std::vector<float> want(static_cast<size_t>(NumElements(out_shape))), got(want.size());
+    reference::Conv2D(p, in_shape, input.data(), filter_shape, filter.data(), bias.data(), out_shape, want.data());
+    ConvFilterF32 packed;
+    PackConvFilterF32(filter_shape, filter.data(), 1, isa, &packed);
+    Conv2DF32(pool, p, in_shape, input.data(), filter_shape, packed, bias.data(), out_shape, got.data());
+    ExpectNear(got, want, static_cast<float>(in_c));
+  });
+}
+
+TEST(OptimizedDepthwiseConv2D, FloatMatchesReference) {
+  Random r(3);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 40; ++iter) {
+      const int batches = r.Int(1, 2), in_h = r.Int(1, 12), in_w = r.Int(1, 12), c = r.Int(1, 41);
+      const int k = iter % 4;  // 3x3 and 5x5 take the fixed-size paths
+      const int kh = k == 0 ? 3 : k == 1 ? 5 : r.Int(1, 4), kw = k == 0 ? 3 : k == 1 ? 5 : r.Int(1, 4);
+      Geometry g;
+      if (!RandomGeometry(r, in_h, in_w, kh, kw, &g)) continue;
+      const Shape in_shape{batches, in_h, in_w, c}, filter_shape{1, kh, kw, c}, out_shape{batches, g.out_h, g.out_w, c};
+      const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(in_shape)));
+      const std::vector<float> filter = r.Floats(static_cast<size_t>(NumElements(filter_shape)));
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(c));
+      const float* b = r.Bool() ? bias.data() : nullptr;
+      std::vector<float> want(static_cast<size_t>(NumElements(out_shape))), got(want.size(), 123.0f);
+      reference::DepthwiseConv2D(g.params, 1, in_shape, input.data(), filter_shape, filter.data(), b, out_shape,
+                                 want.data());
+      DepthwiseConv2DF32(pool, g.params, in_shape, input.data(), filter_shape, filter.data(), b, out_shape, got.data());
+      SCOPED_TRACE(::testing::Message() << "in " << in_h << "x" << in_w << "x" << c << " k " << kh << "x" << kw
+                                        << " stride " << g.params.stride_h << "," << g.params.stride_w);
+      ExpectNear(got, want, static_cast<float>(kh * kw + 1));
+    }
+  });
+}
+
+TEST(OptimizedGemm, FullyConnectedMatchesReference) {
+  Random r(4);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 40; ++iter) {
+      const int m = r.Int(1, 3) == 1 ? 1 : r.Int(1, 40), k = r.Int(0, 80), n = r.Int(1, 90);
+      const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), w = r.Floats(static_cast<size_t>(n) * k);
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(n));
+      const float lo = r.Bool() ? 0.0f : -3.4e38f, hi = r.Bool() ? 1.0f : 3.4e38f;
+      std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());
+      reference::FullyConnected(lo, hi, m, k, n, a.data(), w.data(), bias.data(), want.data());
+      PackedF32 packed;
+      PackF32FromNK(w.data(), k, n, k, isa, &packed);
+      GemmF32(pool, a.data(), k, m, packed, got.data(), n, bias.data(), lo, hi);
+      ExpectNear(got, want, static_cast<float>(k + 1));
+    }
+  });
+}
+
+TEST(OptimizedGemm, PackedFromKNMatchesReferenceMatMul) {
+  Random r(5);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 30; ++iter) {
+      const int m = r.Int(1, 30), k = r.Int(1, 70), n = r.Int(1, 70);
+      const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), b = r.Floats(static_cast<size_t>(k) * n);
+      std::vector<float> bt(b.size());
+      reference::TransposeLastTwo(b.data(), 1, k, n, bt.data());
+      std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());
+      reference::MatMulTransposedB(a.data(), bt.data(), m, n, k, want.data());
+      PackedF32 packed;
+      PackF32FromKN(b.data(), n, k, n, isa, &packed);
+      GemmF32(pool, a.data(), k, m, packed, got.data(), n, nullptr, -3.4e38f, 3.4e38f);
+      ExpectNear(got, want, static_cast<float>(k));
+    }
+  });
+}
+
+}  // namespace
+}  // namespace edgerun::optimized

@@ -1,0 +1,332 @@
+// Optimized integer convolutions, matrix products and requantization against the reference
+// kernels: bit-exact on random shapes and values, for every instruction set of this CPU and 1
+// and 3 threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/optimized/integer.h"
+#include "kernels/reference/integer_conv.h"
+#include "optimized_test_util.h"
+#include "quant/fixed_point.h"
+
+namespace edgerun::optimized {
+namespace {
+
+using testing::ForEachIsaAndThreads;
+using testing::Random;
+
+template <class T>
+constexpr int32_t Lowest() {
+  return std::numeric_limits<T>::lowest();
+}
+template <class T>
+constexpr int32_t Highest() {
+  return std::numeric_limits<T>::max();
+}
+
+// Output quantization per channel, as conv_util's PrepareQuantizedOutput would make it.
+struct Quant {
+  std::vector<int32_t> multiplier;
+  std::vector<int> shift;
+  std::vector<float> float_scale;
+  int32_t zero_point = 0, act_min = 0, act_max = 0;
+  bool float_requantization = false;
+  reference::Requantization fixed() const {
+    return {multiplier.data(), shift.data(), zero_point, act_min, act_max};
+  }
+};
+
+template <class Out>
+Quant RandomQuant(Random& r, int channels, bool allow_float, float log_scale_lo = -5.0f, float log_scale_hi = -1.0f) {
+  Quant q;
+  for (int c = 0; c < channels; ++c) {
+    const double real = std::pow(10.0, r.Float(log_scale_lo, log_scale_hi));
+    int32_t m = 0;
+    int s = 0;
+    quant::QuantizeMultiplier(real, &m, &s);
+    q.multiplier.push_back(m);
+    q.shift.push_back(s);
+    q.float_scale.push_back(static_cast<float>(real));
+  }
+  q.zero_point = sizeof(Out) == 2 ? 0 : r.Int(Lowest<Out>(), Highest<Out>());
+  q.act_min = r.Bool() ? Lowest<Out>() : r.Int(Lowest<Out>(), q.zero_point);
+  q.act_max = r.Bool() ? Highest<Out>() : r.Int(q.zero_point, Highest<Out>());
+  q.float_requantization = allow_float && r.Bool();
+  return q;
+}
+
+template <class Out>
+RequantStage<Out> Stage(const Quant& q, const int32_t* bias, Out* out, int64_t row_stride, int channel_base = 0) {
+  return MakeRequantStage<Out>(q.float_requantization, q.multiplier.data(), q.shift.data(), q.float_scale.data(),
+                               q.zero_point, q.act_min, q.act_max, bias, out, row_stride, channel_base);
+}
+
+// Calls fn(emit) with the reference requantizer that q describes.
+template <class Acc, class Bias, class Out, class Fn>
+void WithReferenceRequantizer(const Quant& q, const Bias* bias, Fn&& fn) {
+  if constexpr (std::is_same_v<Acc, int32_t>) {
+    if (q.float_requantization) {
+      fn(reference::FloatRequantizer<Bias, Out>{q.float_scale.data(), q.zero_point, q.act_min, q.act_max, bias});
+      return;
+    }
+  }
+  fn(reference::Requantizer<Acc, Bias, Out>{q.fixed(), bias});
+}
+
+TEST(OptimizedRequantize, MatchesReferenceOnExtremeValues) {
+  Random r(11);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool*) {
+    const IsaKernels& k = KernelsFor(isa);
+    for (int iter = 0; iter < 60; ++iter) {
+      const int n = r.Int(1, 70);
+      const int type = iter % 3;
+      // Wide multipliers: from all-clamped outputs to left shifts.
+      std::vector<int32_t> sums(static_cast<size_t>(n)), bias(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        sums[i] = r.Int(0, 3) == 0 ? r.Int(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())
+                                   : r.Int(-100000, 100000);
+        bias[i] = r.Int(0, 5) == 0 ? std::numeric_limits<int32_t>::max() : r.Int(-5000, 5000);
+      }
+      auto check = [&](auto out_tag) {
+        using Out = decltype(out_tag);
+        Quant q = RandomQuant<Out>(r, n, true, -9.0f, 2.0f);
+        const int32_t* b = r.Bool() ? bias.data() : nullptr;
+        std::vector<Out> want(static_cast<size_t>(n)), got(static_cast<size_t>(n));
+        WithReferenceRequantizer<int32_t, int32_t, Out>(q, b, [&](const auto& emit) {
+          for (int i = 0; i < n; ++i) want[i] = emit(i, static_cast<uint32_t>(sums[i]));
+        });
+        const RequantArgs args{b, q.multiplier.data(), reinterpret_cast<const int32_t*>(q.shift.data()),
+                               q.float_scale.data(), q.zero_point, q.act_min, q.act_max, OutTypeOf<Out>()};
+        (q.float_requantization ? k.requantize_float : k.requantize_fixed)(sums.data(), n, 0, args, got.data());
+        ASSERT_EQ(got, want) << "float " << q.float_requantization;
+      };
+      if (type == 0) check(uint8_t{});
+      if (type == 1) check(int8_t{});
+      if (type == 2) check(int16_t{});
+    }
+  });
+}
+
+// Random strides, dilations and padding; false when the window does not fit.
+bool RandomGeometry(Random& r, reference::ConvDims* d, reference::ConvParams* p) {
+  p->stride_h = r.Int(1, 2);
+  p->stride_w = r.Int(1, 3);
+  p->dilation_h = r.Int(1, 4) == 4 ? 2 : 1;
+  p->dilation_w = r.Int(1, 4) == 4 ? 2 : 1;
+  const int eff_h = (d->k_h - 1) * p->dilation_h + 1, eff_w = (d->k_w - 1) * p->dilation_w + 1;
+  p->pad_h = r.Int(0, eff_h - 1);
+  p->pad_w = r.Int(0, eff_w - 1);
+  const int total_h = d->in_h + p->pad_h + r.Int(0, eff_h - 1), total_w = d->in_w + p->pad_w + r.Int(0, eff_w - 1);
+  if (total_h < eff_h || total_w < eff_w) return false;
+  d->out_h = (total_h - eff_h) / p->stride_h + 1;
+  d->out_w = (total_w - eff_w) / p->stride_w + 1;
+  return true;
+}
+
+// One random CONV_2D of In x Filter -> Out summed in Acc, reference against optimized.
+template <class Acc, class In, class Filter, class Out, class Bias>
+void CheckConv(Random& r, ThreadPool* pool, bool pointwise) {
+  reference::ConvDims d;
+  reference::ConvParams p;
+  const int groups = r.Int(0, 4) == 0 ? 2 : 1;
+  const int f_c = r.Int(1, 21);
+  d.in_c = f_c * groups;
+  d.out_c = groups * r.Int(1, 37);
+  d.in_h = r.Int(1, 8);
+  d.in_w = r.Int(1, 9);
+  d.k_h = pointwise ? 1 : r.Int(1, 3);
+  d.k_w = pointwise ? 1 : r.Int(1, 3);
+  if (!RandomGeometry(r, &d, &p)) return;
+  if (pointwise && r.Bool()) {
+    p = reference::ConvParams{};
+    d.out_h = d.in_h;
+    d.out_w = d.in_w;
+  }
+  const bool eight_bit = sizeof(In) == 1;
+  const int32_t input_offset = eight_bit ? -r.Int(Lowest<In>(), Highest<In>()) : 0;
+  const int32_t filter_offset = std::is_same_v<Filter, uint8_t> ? -r.Int(0, 255) : 0;
+  const std::vector<In> input = r.Ints<In>(static_cast<size_t>(d.in_h) * d.in_w * d.in_c, Lowest<In>(), Highest<In>());
+  const std::vector<Filter> filter =
+      r.Ints<Filter>(static_cast<size_t>(d.out_c) * d.k_h * d.k_w * f_c, Lowest<Filter>(), Highest<Filter>());
+  const std::vector<Bias> bias = r.Ints<Bias>(static_cast<size_t>(d.out_c), -100000, 100000);
+  const Bias* b = r.Bool() ? bias.data() : nullptr;
+  const Quant q = RandomQuant<Out>(r, d.out_c, eight_bit && std::is_same_v<Acc, int32_t>, eight_bit ? -5.0f : -7.0f,
+                                   eight_bit ? -1.0f : -3.0f);
+  const size_t out_size = static_cast<size_t>(d.out_h) * d.out_w * d.out_c;
+  std::vector<Out> want(out_size), got(out_size);
+  WithReferenceRequantizer<Acc, Bias, Out>(q, b, [&](const auto& emit) {
+    reference::IntegerConv2D<Acc>(p, d, f_c, input.data(), input_offset, filter.data(), filter_offset, want.data(), emit);
+  });
+  ConvFilterI16 packed;
+  PackConvFilterI16(Shape{d.out_c, d.k_h, d.k_w, f_c}, filter.data(), filter_offset, groups, &packed);
+  const int per_group = d.out_c / groups;
+  if constexpr (std::is_same_v<Acc, int32_t>) {
+    IntegerConv2D<false>(pool, p, d, f_c, input.data(), input_offset, packed,
+                         [&](int g) { return Stage<Out>(q, b, got.data(), d.out_c, g * per_group); });
+  } else {
+    const reference::Requantizer<Acc, Bias, Out> emit{q.fixed(), b};
+    IntegerConv2D<true>(pool, p, d, f_c, input.data(), input_offset, packed,
+                        [&](int g) { return MakeEmitStage<Out, Acc>(emit, got.data(), d.out_c, g * per_group); });
+  }
+  ASSERT_EQ(got, want) << "in " << d.in_h << "x" << d.in_w << "x" << d.in_c << " k " << d.k_h << "x" << d.k_w
+                       << " out " << d.out_h << "x" << d.out_w << "x" << d.out_c << " groups " << groups;
+}
+
+TEST(OptimizedIntegerConv2D, MatchesReferenceBitExact) {
+  Random r(12);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 12; ++iter) {
+      const bool pointwise = iter % 3 == 0;
+      CheckConv<int32_t, uint8_t, uint8_t, uint8_t, int32_t>(r, pool, pointwise);
+      CheckConv<int32_t, int8_t, int8_t, int8_t, int32_t>(r, pool, pointwise);
+      CheckConv<int32_t, int16_t, int8_t, int16_t, int32_t>(r, pool, pointwise);
+      CheckConv<int64_t, int16_t, int8_t, int16_t, int64_t>(r, pool, pointwise);
+    }
+  });
+}
+
+TEST(OptimizedIntegerConv2D, Int16WithDeepWindowSumsInBlocks) {
+  // 16-bit activations with int64 sums over more pairs than one int32 block holds.
+  Random r(13);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    reference::ConvDims d{2, 2, 700, 1, 1, 2, 2, 9};
+    reference::ConvParams p;
+    const std::vector<int16_t> input(static_cast<size_t>(4 * 700), -32768);
+    std::vector<int8_t> filter(static_cast<size_t>(9 * 700), -128);
+    filter[5] = 127;
+    const Quant q = RandomQuant<int16_t>(r, 9, false, -9.0f, -8.0f);
+    std::vector<int16_t> want(36), got(36);
+    const reference::Requantizer<int64_t, int64_t, int16_t> emit{q.fixed(), nullptr};
+    reference::IntegerConv2D<int64_t>(p, d, 700, input.data(), 0, filter.data(), 0, want.data(), emit);
+    ConvFilterI16 packed;
+    PackConvFilterI16(Shape{9, 1, 1, 700}, filter.data(), 0, 1, &packed);
+    IntegerConv2D<true>(pool, p, d, 700, input.data(), 0, packed,
+                        [&](int) { return MakeEmitStage<int16_t, int64_t>(emit, got.data(), 9); });
+    EXPECT_EQ(got, want);
+  });
+}
+
+template <class Acc, class In, class Filter, class Out, class Bias>
+void CheckDepthwise(Random& r, ThreadPool* pool) {
+  reference::ConvDims d;
+  reference::ConvParams p;
+  d.in_c = d.out_c = r.Int(1, 40);
+  d.in_h = r.Int(1, 9);
+  d.in_w = r.Int(1, 10);
+  d.k_h = r.Int(1, 4);
+  d.k_w = r.Int(1, 4);
+  if (!RandomGeometry(r, &d, &p)) return;
+  const bool eight_bit = sizeof(In) == 1;
+  const int32_t input_offset = eight_bit ? -r.Int(Lowest<In>(), Highest<In>()) : 0;
+  const int32_t filter_offset = std::is_same_v<Filter, uint8_t> ? -r.Int(0, 255) : 0;
+  const std::vector<In> input = r.Ints<In>(static_cast<size_t>(d.in_h) * d.in_w * d.in_c, Lowest<In>(), Highest<In>());
+  const std::vector<Filter> filter =
+      r.Ints<Filter>(static_cast<size_t>(d.k_h) * d.k_w * d.out_c, Lowest<Filter>(), Highest<Filter>());
+  const std::vector<Bias> bias = r.Ints<Bias>(static_cast<size_t>(d.out_c), -100000, 100000);
+  const Bias* b = r.Bool() ? bias.data() : nullptr;
+  const Quant q = RandomQuant<Out>(r, d.out_c, eight_bit, eight_bit ? -4.0f : -6.0f, eight_bit ? -1.0f : -3.0f);
+  const size_t out_size = static_cast<size_t>(d.out_h) * d.out_w * d.out_c;
+  std::vector<Out> want(out_size), got(out_size);
+  std::vector<reference::AccSum<Acc>> scratch;
+  WithReferenceRequantizer<Acc, Bias, Out>(q, b, [&](const auto& emit) {
+    reference::IntegerDepthwiseConv2D<Acc>(p, d, 1, input.data(), input_offset, filter.data(), filter_offset,
+                                           want.data(), scratch, emit);
+  });
+  std::vector<int32_t> filter32;
+  PrepareDepthwiseFilter(filter.data(), static_cast<int64_t>(filter.size()), filter_offset, &filter32);
+  if constexpr (std::is_same_v<Acc, int32_t>) {
+    IntegerDepthwiseConv2D(pool, p, d, input.data(), input_offset, filter32.data(), Stage<Out>(q, b, got.data(), d.out_c));
+  } else {
+    const reference::Requantizer<Acc, Bias, Out> emit{q.fixed(), b};
+    IntegerDepthwiseConv2D(pool, p, d, input.data(), input_offset, filter32.data(),
+                           MakeEmitStage<Out, Acc>(emit, got.data(), d.out_c));
+  }
+  ASSERT_EQ(got, want) << "in " << d.in_h << "x" << d.in_w << "x" << d.in_c << " k " << d.k_h << "x" << d.k_w;
+}
+
+TEST(OptimizedIntegerDepthwiseConv2D, MatchesReferenceBitExact) {
+  Random r(14);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 15; ++iter) {
+      CheckDepthwise<int32_t, uint8_t, uint8_t, uint8_t, int32_t>(r, pool);
+      CheckDepthwise<int32_t, int8_t, int8_t, int8_t, int32_t>(r, pool);
+      CheckDepthwise<int32_t, int16_t, int8_t, int16_t, int32_t>(r, pool);
+      CheckDepthwise<int64_t, int16_t, int8_t, int16_t, int64_t>(r, pool);
+    }
+  });
+}
+
+TEST(OptimizedIntegerMatMul, MatchesReferenceBitExact) {
+  Random r(15);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 25; ++iter) {
+      const int m = r.Bool() ? 1 : r.Int(1, 30), k = r.Int(1, 90), n = r.Int(1, 80);
+      const int32_t input_offset = -r.Int(0, 255), weight_offset = -r.Int(0, 255);
+      const std::vector<uint8_t> a = r.Ints<uint8_t>(static_cast<size_t>(m) * k, 0, 255);
+      const std::vector<uint8_t> w = r.Ints<uint8_t>(static_cast<size_t>(n) * k, 0, 255);
+      const std::vector<int32_t> bias = r.Ints<int32_t>(static_cast<size_t>(n), -50000, 50000);
+      const Quant q = RandomQuant<uint8_t>(r, n, true);
+      std::vector<uint8_t> want(static_cast<size_t>(m) * n), got(want.size());
+      WithReferenceRequantizer<int32_t, int32_t, uint8_t>(q, bias.data(), [&](const auto& emit) {
+        for (int i = 0; i < m; ++i) {
+          reference::IntegerMatVec<int32_t>(a.data() + i * k, input_offset, w.data(), weight_offset, k, n,
+                                            want.data() + i * n, emit);
+        }
+      });
+      PackedI16 packed;
+      PackI16FromNK(w.data(), k, n, k, weight_offset, isa, &packed);
+      IntegerMatMul<false>(pool, a.data(), k, m, input_offset, packed, Stage<uint8_t>(q, bias.data(), got.data(), n));
+      ASSERT_EQ(got, want) << m << "x" << k << "x" << n;
+
+      // Hybrid: int8 rows times int8 weights, the sums scaled in float by the reference's emit.
+      const std::vector<int8_t> qa = r.Ints<int8_t>(static_cast<size_t>(m) * k, -128, 127);
+      const std::vector<int8_t> qw = r.Ints<int8_t>(static_cast<size_t>(k) * n, -127, 127);
+      auto emit = [](int c, uint32_t sum) { return static_cast<float>(static_cast<int32_t>(sum)) * (0.5f + c); };
+      std::vector<float> fwant(static_cast<size_t>(m) * n), fgot(fwant.size());
+      std::vector<int8_t> qwt(qw.size());
+      for (int kk = 0; kk < k; ++kk) {
+        for (int j = 0; j < n; ++j) qwt[static_cast<size_t>(j) * k + kk] = qw[static_cast<size_t>(kk) * n + j];
+      }
+      for (int i = 0; i < m; ++i) {
+        reference::IntegerMatVec<int32_t>(qa.data() + i * k, 7, qwt.data(), 0, k, n, fwant.data() + i * n, emit);
+      }
+      PackedI16 packed_kn;
+      PackI16FromKN(qw.data(), n, k, n, 0, isa, &packed_kn);
+      IntegerMatMul<false>(pool, qa.data(), k, m, 7, packed_kn, MakeEmitStage<float, int32_t>(emit, fgot.data(), n));
+      ASSERT_EQ(fgot, fwant);
+    }
+  });
+}
+
+TEST(OptimizedDotRows, MatchReference) {
+  Random r(16);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool*) {
+    const IsaKernels& k = KernelsFor(isa);
+    for (int iter = 0; iter < 30; ++iter) {
+      const int rows = r.Int(1, 13), cols = r.Int(1, 100), ldm = cols + r.Int(0, 3);
+      const std::vector<float> m = r.Floats(static_cast<size_t>(rows) * ldm), v = r.Floats(static_cast<size_t>(cols));
+      std::vector<float> want = r.Floats(static_cast<size_t>(rows)), got = want;
+      for (int i = 0; i < rows; ++i) {
+        float dot = 0;
+        for (int c = 0; c < cols; ++c) dot += m[static_cast<size_t>(i) * ldm + c] * v[c];
+        want[i] += dot;
+      }
+      k.dot_rows_f32(m.data(), ldm, rows, cols, v.data(), got.data());
+      testing::ExpectNear(got, want, static_cast<float>(cols));
+
+      const std::vector<int8_t> qm = r.Ints<int8_t>(static_cast<size_t>(rows) * ldm, -128, 127);
+      const std::vector<int8_t> qv = r.Ints<int8_t>(static_cast<size_t>(cols), -128, 127);
+      std::vector<int32_t> iwant(static_cast<size_t>(rows)), igot(static_cast<size_t>(rows));
+      for (int i = 0; i < rows; ++i) {
+        for (int c = 0; c < cols; ++c) iwant[i] += qm[static_cast<size_t>(i) * ldm + c] * qv[c];
+      }
+      k.dot_rows_i8(qm.data(), ldm, rows, cols, qv.data(), igot.data());
+      ASSERT_EQ(igot, iwant);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace edgerun::optimized

@@ -1,0 +1,72 @@
+// The recurrent products (LSTM, RNN, SVDF) against their reference twins in
+// kernels/reference/recurrent_util.h on random shapes, odd sizes and tails included.
+#include "kernels/optimized/recurrent.h"
+
+#include "kernels/reference/recurrent_util.h"
+#include "optimized_test_util.h"
+
+namespace edgerun::optimized {
+namespace {
+
+using testing::ForEachIsaAndThreads;
+using testing::Random;
+
+TEST(OptimizedRecurrent, MatVecAccumulateMatchesReference) {
+  Random r(31);
+  ForEachIsaAndThreads([&](Isa, ThreadPool*) {
+    for (int iter = 0; iter < 20; ++iter) {
+      const int rows = r.Int(1, 37), cols = r.Int(1, 70), batch = r.Int(1, 3), stride = rows + r.Int(0, 5);
+      const std::vector<float> matrix = r.Floats(static_cast<size_t>(rows) * cols);
+      const std::vector<float> vectors = r.Floats(static_cast<size_t>(batch) * cols);
+      std::vector<float> want = r.Floats(static_cast<size_t>(batch) * stride), got = want;
+      reference::MatVecAccumulate(matrix.data(), rows, cols, vectors.data(), batch, want.data(), stride);
+      MatVecAccumulate(matrix.data(), rows, cols, vectors.data(), batch, got.data(), stride);
+      testing::ExpectNear(got, want, static_cast<float>(cols));
+    }
+  });
+}
+
+TEST(OptimizedRecurrent, HybridMatVecAccumulateBitExact) {
+  Random r(32);
+  ForEachIsaAndThreads([&](Isa, ThreadPool*) {
+    for (int iter = 0; iter < 20; ++iter) {
+      const int rows = r.Int(1, 37), cols = r.Int(1, 70), batch = r.Int(1, 3), stride = rows + r.Int(0, 5);
+      const bool asymmetric = r.Bool();
+      const std::vector<int8_t> matrix = r.Ints<int8_t>(static_cast<size_t>(rows) * cols, -128, 127);
+      const std::vector<int8_t> vectors = r.Ints<int8_t>(static_cast<size_t>(batch) * cols, -128, 127);
+      const std::vector<float> scales = r.Floats(static_cast<size_t>(batch), 0.001f, 0.1f);
+      const std::vector<int32_t> zero_points = r.Ints<int32_t>(static_cast<size_t>(batch), -128, 127);
+      std::vector<int32_t> row_sums(static_cast<size_t>(rows), 0);
+      for (int i = 0; i < rows; ++i) {
+        for (int c = 0; c < cols; ++c) row_sums[i] += matrix[static_cast<size_t>(i) * cols + c];
+      }
+      std::vector<float> want = r.Floats(static_cast<size_t>(batch) * stride), got = want;
+      const int32_t* zp = asymmetric ? zero_points.data() : nullptr;
+      reference::HybridMatVecAccumulate(matrix.data(), rows, cols, vectors.data(), scales.data(), zp, row_sums.data(),
+                                        batch, want.data(), stride);
+      HybridMatVecAccumulate(matrix.data(), rows, cols, vectors.data(), scales.data(), zp, row_sums.data(), batch,
+                             got.data(), stride);
+      ASSERT_EQ(got, want);
+    }
+  });
+}
+
+TEST(OptimizedRecurrent, DotRowsInt8Exact) {
+  Random r(33);
+  ForEachIsaAndThreads([&](Isa, ThreadPool*) {
+    for (int iter = 0; iter < 20; ++iter) {
+      const int rows = r.Int(1, 40), cols = r.Int(1, 130);
+      const std::vector<int8_t> matrix = r.Ints<int8_t>(static_cast<size_t>(rows) * cols, -128, 127);
+      const std::vector<int8_t> vector = r.Ints<int8_t>(static_cast<size_t>(cols), -128, 127);
+      std::vector<int32_t> want(static_cast<size_t>(rows), 0), got(static_cast<size_t>(rows), -1);
+      for (int i = 0; i < rows; ++i) {
+        for (int c = 0; c < cols; ++c) want[i] += matrix[static_cast<size_t>(i) * cols + c] * vector[c];
+      }
+      DotRowsInt8(matrix.data(), rows, cols, vector.data(), got.data());
+      ASSERT_EQ(got, want);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace edgerun::optimized

@@ -1,0 +1,133 @@
+// Optimized MEAN/SUM sums and RESIZE_BILINEAR against the reference kernels: bit-exact for every
+// type (the optimized versions keep the reference's order of operations), on random shapes and
+// axes, for 1 and 3 threads.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "kernels/optimized/reduce.h"
+#include "kernels/optimized/resize.h"
+#include "kernels/reference/reduce.h"
+#include "kernels/reference/resize.h"
+#include "optimized_test_util.h"
+
+namespace edgerun::optimized {
+namespace {
+
+using testing::ForEachIsaAndThreads;
+using testing::Random;
+
+// Bitwise equality, so that NaN, -0 and +0 count as they are stored.
+template <class T>
+void ExpectSameBits(const std::vector<T>& got, const std::vector<T>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0);
+}
+
+template <class T, class Acc>
+void CheckSum(Random& r, ThreadPool* pool, bool from_first) {
+  const int rank = r.Int(0, 4);
+  Shape shape;
+  std::vector<bool> reduced;
+  int64_t out_count = 1;
+  for (int d = 0; d < rank; ++d) {
+    shape.push_back(r.Int(0, 9) == 0 ? 1 : r.Int(1, 7));
+    reduced.push_back(r.Bool());
+    if (!reduced.back()) out_count *= shape.back();
+  }
+  const int64_t n = NumElements(shape);
+  std::vector<T> input(static_cast<size_t>(n));
+  for (auto& x : input) {
+    if constexpr (std::is_floating_point_v<T>) {
+      x = r.Int(0, 9) == 0 ? -0.0f : r.Float(-100, 100);
+    } else {
+      x = static_cast<T>(r.Int(-2000000000, 2000000000));
+    }
+  }
+  std::vector<Acc> want(static_cast<size_t>(out_count)), got(want.size());
+  if (from_first) {
+    reference::ReduceFold(shape, reduced, input.data(), want.data(), out_count, Acc{0},
+                          [](T x) { return static_cast<Acc>(x); },
+                          [](Acc acc, T x) { return SumAdd(acc, static_cast<Acc>(x)); });
+  } else {
+    std::fill(want.begin(), want.end(), Acc{0});
+    reference::ForEachReduce(shape, reduced,
+                             [&](int64_t o, int64_t i) { want[o] = SumAdd(want[o], static_cast<Acc>(input[i])); });
+  }
+  ReduceSum(pool, shape, reduced, input.data(), got.data(), out_count, from_first);
+  ExpectSameBits(got, want);
+}
+
+TEST(OptimizedReduceSum, MatchesReferenceBitExact) {
+  Random r(31);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 60; ++iter) {
+      CheckSum<float, float>(r, pool, iter % 2 == 0);
+      CheckSum<int32_t, int64_t>(r, pool, false);
+      CheckSum<int8_t, int32_t>(r, pool, true);
+      CheckSum<int64_t, int64_t>(r, pool, true);
+    }
+  });
+}
+
+TEST(OptimizedReduceSum, LargeInnerRowsSplitOverThreads) {
+  Random r(32);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    // [1, 40, 30, 300] over the middle axes (global average pooling) and over all but the last.
+    const Shape shape{1, 40, 30, 300};
+    const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(shape)));
+    for (const std::vector<bool>& reduced : {std::vector<bool>{false, true, true, false},
+                                             std::vector<bool>{true, true, true, false}}) {
+      std::vector<float> want(300, 0.0f), got(300);
+      reference::ForEachReduce(shape, reduced, [&](int64_t o, int64_t i) { want[o] += input[i]; });
+      ReduceSum(pool, shape, reduced, input.data(), got.data(), 300, false);
+      ExpectSameBits(got, want);
+    }
+  });
+}
+
+template <class T>
+void CheckResize(Random& r, ThreadPool* pool) {
+  reference::ResizeParams p;
+  p.align_corners = r.Int(0, 2) == 0;
+  p.half_pixel_centers = !p.align_corners && r.Bool();
+  const bool twice = r.Int(0, 3) == 0;
+  const Shape in_shape{r.Int(1, 2), r.Int(1, 9), r.Int(1, 9), r.Int(1, 19)};
+  const Shape out_shape{in_shape[0], twice ? 2 * in_shape[1] : r.Int(1, 20), twice ? 2 * in_shape[2] : r.Int(1, 20),
+                        in_shape[3]};
+  std::vector<T> input(static_cast<size_t>(NumElements(in_shape)));
+  for (auto& x : input) {
+    if constexpr (std::is_floating_point_v<T>) {
+      x = r.Float(-10, 10);
+    } else {
+      x = static_cast<T>(r.Int(std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()));
+    }
+  }
+  std::vector<T> want(static_cast<size_t>(NumElements(out_shape))), got(want.size());
+  if constexpr (std::is_same_v<T, float>) {
+    reference::ResizeBilinearFloat(p, in_shape, input.data(), out_shape, want.data());
+    ResizeBilinearFloat(pool, p, in_shape, input.data(), out_shape, got.data());
+  } else if constexpr (std::is_same_v<T, uint8_t>) {
+    reference::ResizeBilinearWeighted<T>(p, in_shape, input.data(), out_shape, want.data());
+    ResizeBilinearWeighted<T>(pool, p, in_shape, input.data(), out_shape, got.data());
+  } else {
+    reference::ResizeBilinearInteger<T>(p, in_shape, input.data(), out_shape, want.data());
+    ResizeBilinearInteger<T>(pool, p, in_shape, input.data(), out_shape, got.data());
+  }
+  ExpectSameBits(got, want);
+}
+
+TEST(OptimizedResizeBilinear, MatchesReferenceBitExact) {
+  Random r(33);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 25; ++iter) {
+      CheckResize<float>(r, pool);
+      CheckResize<uint8_t>(r, pool);
+      CheckResize<int8_t>(r, pool);
+      CheckResize<int16_t>(r, pool);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace edgerun::optimized

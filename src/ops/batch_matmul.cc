@@ -25,7 +25,6 @@ struct BatchMatMulState {
   bool hybrid_per_channel = false;
   bool asymmetric_inputs = false;
   // Each rhs batch packed for the optimized kernels (kept while a constant rhs is unchanged).
-  std::vector<optimized::PackedF32> packed_f32;
   std::vector<optimized::PackedI16> packed_i16;
   const void* packed_source = nullptr;
 };
@@ -275,24 +274,22 @@ void EvalHybrid(const OpContext& ctx, BatchMatMulState& s) {
       });
 }
 
+// Float products keep the reference kernel's summation order (16 lanes over blocks of 256, see
+// reference::DotBlocked; GCC vectorizes it without changing the result). The packed FMA GEMM is
+// faster but rounds differently, and that difference alone fails tflite_dynamic_shapes (softmax
+// after a 1024-long product amplifies it past the tolerance). Rows are spread over the pool.
 void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
-  const auto& packed = PackRhs<optimized::PackedF32, float>(
-      ctx, s, &s.packed_f32, [&](const float* d, optimized::Isa isa, optimized::PackedF32* p) {
-        if (s.adj_y) {
-          optimized::PackF32FromNK(d, s.k, s.n, s.k, isa, p);
-        } else {
-          optimized::PackF32FromKN(d, s.n, s.k, s.n, isa, p);
-        }
-      });
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  ForEachBatchOptimized(ctx, s, LhsRows<float>(ctx, s), packed, ctx.output(0)->data_as<float>(),
-                        [&](ThreadPool* pool, const float* a, const optimized::PackedF32& b, float* out, int64_t) {
-                          if (pool == nullptr) {
-                            optimized::GemmF32Tile(a, s.k, s.m, b, 0, s.n, out, s.n, nullptr, -kInf, kInf);
-                          } else {
-                            optimized::GemmF32(pool, a, s.k, s.m, b, out, s.n, nullptr, -kInf, kInf);
-                          }
-                        });
+  const float* lhs = LhsRows<float>(ctx, s);
+  const float* rhs = RhsRows<float>(ctx, s);
+  float* out = ctx.output(0)->data_as<float>();
+  const int64_t lhs_size = static_cast<int64_t>(s.m) * s.k, rhs_size = static_cast<int64_t>(s.n) * s.k;
+  const int64_t out_size = static_cast<int64_t>(s.m) * s.n;
+  const int64_t batches = static_cast<int64_t>(s.lhs_index.size());
+  optimized::ParallelFor(ctx.thread_pool(), batches * s.m, [&](int64_t row) {
+    const int64_t batch = row / s.m, i = row % s.m;
+    reference::MatMulTransposedB(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size,
+                                 1, s.n, s.k, out + batch * out_size + i * s.n);
+  });
 }
 
 Status Eval(OpContext& ctx, BatchMatMulState& state) {

@@ -24,7 +24,10 @@ std::vector<T> Iota(int64_t n, T start = T(0)) {
 }
 
 void GatherOptions(SingleOp& op, int axis, int batch_dims = 0) {
-  op.Options(tflite::BuiltinOptions_GatherOptions, ER_OPTIONS(tflite::CreateGatherOptions(fbb, axis, batch_dims)));
+  // The writer runs when the model is serialized, after this returns: capture by value.
+  op.Options(tflite::BuiltinOptions_GatherOptions, [axis, batch_dims](flatbuffers::FlatBufferBuilder& fbb) {
+    return tflite::CreateGatherOptions(fbb, axis, batch_dims).Union();
+  });
 }
 
 // ---- GATHER

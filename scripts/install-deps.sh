@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages edgerun builds and tests with, only those that are missing.
+# With --sanitizers, also what the sanitizer and fuzzing builds need (clang, libclang-rt).
 # Idempotent and quiet when everything is present. Needs root (or sudo) only when installing.
 set -euo pipefail
 
@@ -10,6 +11,10 @@ packages=(
   nlohmann-json3-dev
   python3
 )
+# hardening: `make test-asan` and `make fuzz` build with clang and its sanitizer/libFuzzer runtimes.
+if [ "${1:-}" = "--sanitizers" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

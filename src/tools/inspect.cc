@@ -1,4 +1,4 @@
-// edgerun inspect MODEL [--json]
+// edgerun inspect MODEL [--json] [resource limits]
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,13 @@ const char kInspectUsage[] =
     "usage: edgerun inspect MODEL [--json]\n"
     "  Prints the model's version, description, subgraphs with their inputs and outputs, the ops\n"
     "  it uses (with versions), signatures, metadata, weight bytes, the activation arena after\n"
-    "  allocation, and any ops edgerun does not support. Exit code 1 when the model cannot run.\n";
+    "  allocation, and any ops edgerun does not support. Exit code 1 when the model cannot run.\n"
+    "resource limits (exceeding one is an error):\n";
+
+const char* InspectUsage() {
+  static const std::string usage = std::string(kInspectUsage) + kLimitUsage;
+  return usage.c_str();
+}
 
 using nlohmann::json;
 
@@ -43,14 +49,28 @@ std::string TensorLine(const Tensor& t) {
 int RunInspect(const std::vector<std::string>& args) {
   std::string path;
   bool as_json = false;
-  for (const std::string& a : args) {
-    if (a == "--json") as_json = true;
-    else if (a == "--help" || a == "-h") { std::cout << kInspectUsage; return kExitOk; }
-    else if (!a.empty() && a[0] == '-') return UsageError("inspect", "unknown option " + a, kInspectUsage);
-    else if (path.empty()) path = a;
-    else return UsageError("inspect", "more than one model given", kInspectUsage);
+  InterpreterOptions options = DefaultCliOptions();
+  double timeout_seconds = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string error;
+    if (const int limit = ParseLimitFlag(args, &i, &options, &timeout_seconds, &error); limit != 0) {
+      if (limit < 0) return UsageError("inspect", error, InspectUsage());
+    } else if (a == "--json") {
+      as_json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << InspectUsage();
+      return kExitOk;
+    } else if (!a.empty() && a[0] == '-') {
+      return UsageError("inspect", "unknown option " + a, InspectUsage());
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      return UsageError("inspect", "more than one model given", InspectUsage());
+    }
   }
-  if (path.empty()) return UsageError("inspect", "no model given", kInspectUsage);
+  if (path.empty()) return UsageError("inspect", "no model given", InspectUsage());
+  StartWatchdog(timeout_seconds, path);
 
   auto model = Model::FromFile(path);
   if (!model.ok()) return Fail(model.status().message());
@@ -93,7 +113,7 @@ int RunInspect(const std::vector<std::string>& args) {
   // Build and allocate to learn the arena size (and whether the model can run at all).
   std::string run_error;
   size_t arena_bytes = 0;
-  auto interpreter = Interpreter::Create(*model, resolver);
+  auto interpreter = Interpreter::Create(*model, resolver, options);
   if (!interpreter.ok()) {
     run_error = interpreter.status().message();
   } else {
@@ -174,7 +194,8 @@ int RunInspect(const std::vector<std::string>& args) {
   else report["error"] = run_error;
 
   if (as_json) {
-    std::cout << report.dump(1) << "\n";
+    // Names in a file need not be UTF-8: replace bad bytes rather than throw.
+    std::cout << report.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "model: " << path << " (" << m.size() << " bytes, schema version " << m.version() << ")\n";
     if (!m.description().empty()) std::cout << "description: " << m.description() << "\n";
@@ -207,7 +228,8 @@ int RunInspect(const std::vector<std::string>& args) {
       std::cout << "signatures:\n";
       for (const json& s : signatures) {
         std::cout << "  '" << s["key"].get<std::string>() << "' -> subgraph " << s["subgraph"] << ", inputs "
-                  << s["inputs"].dump() << ", outputs " << s["outputs"].dump() << "\n";
+                  << s["inputs"].dump(-1, ' ', false, json::error_handler_t::replace) << ", outputs "
+                  << s["outputs"].dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
       }
     }
     if (!metadata.empty()) {

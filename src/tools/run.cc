@@ -1,6 +1,8 @@
 // edgerun run MODEL [--input FILE]... [--output-dir DIR] [--signature KEY] [--top-k K] [--json]
+//   [--max-tensor-bytes N] [--max-memory N] [--max-while-iterations N] [--timeout S]
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -28,7 +30,14 @@ const char kRunUsage[] =
     "  --top-k K           show the K largest values of each output (default 5)\n"
     "  --seed N            seed of the random inputs (default 1)\n"
     "  --threads N         threads for the kernels (default 1)\n"
-    "  --json              print the summary as JSON\n";
+    "  --json              print the summary as JSON\n"
+    "resource limits (exceeding one is an error):\n";
+
+// The usage with the resource-limit flags that run and inspect share.
+const char* RunUsage() {
+  static const std::string usage = std::string(kRunUsage) + kLimitUsage;
+  return usage.c_str();
+}
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -61,6 +70,8 @@ struct Options {
   long long top_k = 5;
   long long seed = 1;
   long long threads = 1;
+  InterpreterOptions interpreter = DefaultCliOptions();
+  double timeout_seconds = 0;
 };
 
 // Returns kExitOk, or the exit code of a usage error.
@@ -73,45 +84,47 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       return true;
     };
     std::string v;
-    if (a == "--help" || a == "-h") {
-      std::cout << kRunUsage;
+    if (const int limit = ParseLimitFlag(args, &i, &o->interpreter, &o->timeout_seconds, &v); limit != 0) {
+      if (limit < 0) return UsageError("run", v, RunUsage());
+    } else if (a == "--help" || a == "-h") {
+      std::cout << RunUsage();
       return -1;
     } else if (a == "--input" || a == "-i") {
-      if (!value(&v)) return UsageError("run", "--input needs a file", kRunUsage);
+      if (!value(&v)) return UsageError("run", "--input needs a file", RunUsage());
       o->inputs.push_back(v);
     } else if (a == "--resize") {
-      if (!value(&v)) return UsageError("run", "--resize needs NAME:SHAPE", kRunUsage);
+      if (!value(&v)) return UsageError("run", "--resize needs NAME:SHAPE", RunUsage());
       const size_t colon = v.rfind(':');
       Shape shape;
       if (colon == std::string::npos || !ParseShape(v.substr(colon + 1), &shape)) {
-        return UsageError("run", "bad --resize '" + v + "' (expected NAME:D0,D1,...)", kRunUsage);
+        return UsageError("run", "bad --resize '" + v + "' (expected NAME:D0,D1,...)", RunUsage());
       }
       o->resizes.emplace_back(v.substr(0, colon), shape);
     } else if (a == "--signature") {
-      if (!value(&o->signature)) return UsageError("run", "--signature needs a key", kRunUsage);
+      if (!value(&o->signature)) return UsageError("run", "--signature needs a key", RunUsage());
     } else if (a == "--output-dir" || a == "-o") {
-      if (!value(&o->output_dir)) return UsageError("run", "--output-dir needs a folder", kRunUsage);
+      if (!value(&o->output_dir)) return UsageError("run", "--output-dir needs a folder", RunUsage());
     } else if (a == "--top-k") {
-      if (!value(&v) || !ParseInt(v, &o->top_k)) return UsageError("run", "--top-k needs a number", kRunUsage);
+      if (!value(&v) || !ParseInt(v, &o->top_k)) return UsageError("run", "--top-k needs a number", RunUsage());
     } else if (a == "--seed") {
-      if (!value(&v) || !ParseInt(v, &o->seed)) return UsageError("run", "--seed needs a number", kRunUsage);
+      if (!value(&v) || !ParseInt(v, &o->seed)) return UsageError("run", "--seed needs a number", RunUsage());
     } else if (a == "--threads") {
       if (!value(&v) || !ParseInt(v, &o->threads) || o->threads < 1 || o->threads > 256) {
-        return UsageError("run", "--threads needs a number from 1 to 256", kRunUsage);
+        return UsageError("run", "--threads needs a number from 1 to 256", RunUsage());
       }
     } else if (a == "--npy") {
       o->npy = true;
     } else if (a == "--json") {
       o->json = true;
     } else if (!a.empty() && a[0] == '-') {
-      return UsageError("run", "unknown option " + a, kRunUsage);
+      return UsageError("run", "unknown option " + a, RunUsage());
     } else if (o->model.empty()) {
       o->model = a;
     } else {
-      return UsageError("run", "unexpected argument '" + a + "'", kRunUsage);
+      return UsageError("run", "unexpected argument '" + a + "'", RunUsage());
     }
   }
-  if (o->model.empty()) return UsageError("run", "no model given", kRunUsage);
+  if (o->model.empty()) return UsageError("run", "no model given", RunUsage());
   return kExitOk;
 }
 
@@ -124,13 +137,18 @@ int FindInput(Subgraph& sg, const std::string& name) {
   return -1;
 }
 
+// The ops were prepared for the input's shape: the strings must match it (run resizes string
+// inputs to the number of lines before allocating).
 Status SetStrings(Tensor* t, const std::vector<std::string>& lines) {
+  if (static_cast<int64_t>(lines.size()) != t->num_elements()) {
+    return Status::Errorf("input '", t->name, "' ", ShapeToString(t->shape), " needs ", t->num_elements(),
+                          " strings, got ", lines.size());
+  }
   const std::vector<uint8_t> bytes = WriteStringTensor(lines);
   if (!t->owned.Reserve(bytes.size())) return Status::Error("out of memory");
   std::memcpy(t->owned.data(), bytes.data(), bytes.size());
   t->data = t->owned.data();
   t->bytes = bytes.size();
-  t->shape = {static_cast<int32_t>(lines.size())};
   return Status::Ok();
 }
 
@@ -146,11 +164,12 @@ int RunRun(const std::vector<std::string>& args) {
   Options o;
   if (int rc = ParseOptions(args, &o); rc != kExitOk) return rc < 0 ? kExitOk : rc;
 
+  StartWatchdog(o.timeout_seconds, o.model);
   const auto t0 = Clock::now();
   auto model = Model::FromFile(o.model);
   if (!model.ok()) return Fail(model.status().message());
   const auto t1 = Clock::now();
-  InterpreterOptions options;
+  InterpreterOptions options = o.interpreter;
   options.num_threads = static_cast<int>(o.threads);
   auto created = Interpreter::Create(*model, options);
   if (!created.ok()) return Fail(created.status().message());
@@ -184,9 +203,12 @@ int RunRun(const std::vector<std::string>& args) {
     Tensor* t = sg.tensor(sg.inputs()[k]);
     const bool text = t->type == TensorType::kString;
     if (Status st = ReadTensorFile(o.inputs[k], text, &files[k]); !st.ok()) return Fail(st.message());
-    if (text) continue;
     Shape shape;
-    if (files[k].has_shape) {
+    if (text) {
+      // One string per line: a 1-D input of that many strings unless the shape already fits.
+      const int64_t count = static_cast<int64_t>(files[k].lines.size());
+      shape = t->num_elements() == count ? t->shape : Shape{static_cast<int32_t>(count)};
+    } else if (files[k].has_shape) {
       if (files[k].type != t->type) {
         return Fail(StrCat(o.inputs[k], ": .npy has dtype ", TensorTypeName(files[k].type), ", input ", k, " '", t->name,
                            "' is ", TensorTypeName(t->type)));
@@ -218,7 +240,11 @@ int RunRun(const std::vector<std::string>& args) {
         std::memcpy(t->data, files[k].data.data(), t->bytes);
       }
     } else if (t->type == TensorType::kString) {
-      if (Status st = SetStrings(t, {"edgerun"}); !st.ok()) return Fail(st.message());
+      const int64_t count = t->num_elements();
+      if (count < 0 || count > (1 << 20)) return Fail(StrCat(o.model, ": string input '", t->name, "' is too large"));
+      if (Status st = SetStrings(t, std::vector<std::string>(static_cast<size_t>(count), "edgerun")); !st.ok()) {
+        return Fail(st.message());
+      }
     } else {
       FillRandom(t, static_cast<uint64_t>(o.seed) * 1000003 + k);
     }
@@ -244,7 +270,7 @@ int RunRun(const std::vector<std::string>& args) {
     if (!t.quantization.empty() && !t.quantization.per_channel()) {
       j["quantization"] = {{"scale", t.scale()}, {"zero_point", t.zero_point()}};
     }
-    const TensorSummary s = Summarize(t, static_cast<int>(o.top_k));
+    const TensorSummary s = Summarize(t, static_cast<int>(std::min<long long>(o.top_k, 1 << 20)));
     if (s.count > 0) {
       j["min"] = s.min;
       j["max"] = s.max;
@@ -273,7 +299,8 @@ int RunRun(const std::vector<std::string>& args) {
                    {"arena_bytes", interpreter.arena_bytes()},
                    {"timing_ms", {{"load", Ms(t0, t1)}, {"prepare", Ms(t1, t2)}, {"invoke", Ms(t3, t4)}}}};
     if (!o.signature.empty()) report["signature"] = o.signature;
-    std::cout << report.dump(1) << "\n";
+    // Names in a file need not be UTF-8: replace bad bytes rather than throw.
+    std::cout << report.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   std::cout << "model: " << o.model;

@@ -457,7 +457,7 @@ Status Subgraph::ResetVariableTensors() {
     if (i < Size(fb->tensors())) initial = model.buffer(fb->tensors()->Get(i)->buffer());
     if (initial.size > 0 && initial.size == t.bytes) {
       std::memcpy(t.data, initial.data, t.bytes);
-    } else {
+    } else if (t.bytes > 0) {  // an empty variable has no memory (data may be null)
       // TFLite's convention: quantized int8 state starts at its zero point, everything else at 0.
       const int fill = t.type == TensorType::kInt8 ? t.zero_point() : 0;
       std::memset(t.data, fill, t.bytes);

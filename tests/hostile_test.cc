@@ -913,6 +913,17 @@ TEST(Hostile, TensorsSizedAtRunTimeShareTheMemoryBudget) {
   EXPECT_TRUE((*roomy)->Invoke().ok());
 }
 
+TEST(Hostile, MirrorPadOfAnEmptyTensorWithAHugeDimensionIsQuick) {
+  // Fuzz finding (fuzz_invoke timeout): MIRROR_PAD built an index map per output dimension
+  // before looking at the output's size; here [0, 2^30] -> [0, 1.5 * 2^30] would need 1.6e9 entries.
+  const Bytes bytes = OneOp(tflite::BuiltinOperator_MIRROR_PAD, TensorType::kFloat32, {0, 1 << 30},
+                            Const(TensorType::kInt32, {2, 2}, std::vector<int32_t>{0, 0, 1 << 29, 0}),
+                            tflite::BuiltinOptions_MirrorPadOptions,
+                            ER_OPTIONS(tflite::CreateMirrorPadOptions(fbb, tflite::MirrorPadMode_SYMMETRIC)));
+  const Outcome outcome = RunLikeTheCli(bytes);
+  EXPECT_EQ(outcome.phase, "ok") << outcome.message;
+}
+
 TEST(Hostile, SparseConstantThatIsValidLoads) {
   // [[1, 0], [0, 2]] in CSR: the loader accepts correct metadata.
   const Bytes bytes = SparseConstant({2, 2}, {1, 2}, Csr(2, {0, 1, 2}, {0, 1}));

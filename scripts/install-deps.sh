@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages edgerun builds and tests with, only those that are missing.
+# With --sanitizers, also what the sanitizer and fuzzing builds need (clang, libclang-rt).
 # Idempotent and quiet when everything is present. Needs root (or sudo) only when installing.
 set -euo pipefail
 
@@ -19,6 +20,10 @@ packages=(
 if [ "${1:-}" = "--bench" ]; then
   packages+=(python3-onnx python3-flatbuffers python3-numpy)
   command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+fi
+# hardening: `make test-asan` and `make fuzz` build with clang and its sanitizer/libFuzzer runtimes.
+if [ "${1:-}" = "--sanitizers" ]; then
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()

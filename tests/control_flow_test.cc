@@ -29,7 +29,11 @@ OpRegistration BelowOp(const std::string& name, float limit, bool count) {
 std::unique_ptr<Interpreter> BuildWith(const std::vector<uint8_t>& bytes, const std::vector<OpRegistration>& customs,
                                        InterpreterOptions options = {}, Status* error = nullptr) {
   auto model = Model::FromBufferCopy(bytes.data(), bytes.size(), "control_flow.tflite");
-  EXPECT_TRUE(model.ok()) << model.status().message();
+  if (!model.ok()) {  // the loader rejects some models (recursive subgraphs) before the interpreter
+    EXPECT_NE(error, nullptr) << model.status().message();
+    if (error) *error = model.status();
+    return nullptr;
+  }
   BuiltinOpResolver resolver;
   for (const auto& c : customs) resolver.AddCustom(c);
   auto interpreter = Interpreter::Create(*model, resolver, options);
@@ -100,7 +104,8 @@ TEST(While, SubgraphCallingItselfIsAnError) {
   Status st;
   // The body is subgraph 0, the caller.
   EXPECT_FALSE(BuildWith(DoublingLoop(1, 0), {BelowOp("Below100", 100, false)}, {}, &st));
-  EXPECT_NE(st.message().find("calling subgraph itself"), std::string::npos) << st.message();
+  // Refused by the loader's call-graph check (src/model/model.cc).
+  EXPECT_NE(st.message().find("recursion is not allowed"), std::string::npos) << st.message();
 }
 
 TEST(While, IndirectRecursionIsAnError) {
@@ -128,7 +133,7 @@ TEST(While, IndirectRecursionIsAnError) {
   add_while(1, 2);
   Status st;
   EXPECT_FALSE(BuildWith(b.Finish(), {BelowOp("Below100", 100, false)}, {}, &st));
-  EXPECT_NE(st.message().find("refers to itself"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("recursion is not allowed"), std::string::npos) << st.message();
 }
 
 TEST(While, LoopVariableThatGrowsMakesDynamicOutputs) {

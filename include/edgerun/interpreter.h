@@ -43,7 +43,7 @@ struct InterpreterOptions {
   Int8Arithmetic int8_arithmetic = Int8Arithmetic::kLiteRtDefault;
   // Resource limits: a file cannot make edgerun allocate or loop without bound.
   size_t max_tensor_bytes = size_t{4} << 30;   // largest single tensor
-  size_t max_arena_bytes = size_t{16} << 30;   // activations of one subgraph
+  size_t max_arena_bytes = size_t{16} << 30;   // all activations: arenas + tensors sized at run time
   int64_t max_while_iterations = 100000000;    // per WHILE op invocation
   int max_subgraph_depth = 64;                 // nesting of WHILE / IF / CALL_ONCE calls
   // XNNPACK runs the float32, int8 and uint8 nodes it supports, as in TFLite (when edgerun was

@@ -57,10 +57,14 @@ class Model {
   // Total bytes of constant data referenced by tensors (the weights).
   size_t weight_bytes() const;
 
+  // Subgraphs in the longest chain of calls through control-flow ops (WHILE, IF, CALL_ONCE,
+  // STABLEHLO_COMPOSITE, ...) starting anywhere: 1 when no op calls a subgraph.
+  int subgraph_nesting() const { return subgraph_nesting_; }
+
  private:
   Model() = default;
   static Result<std::shared_ptr<const Model>> Finish(std::unique_ptr<Model> model);
-  Status Validate() const;
+  Status Validate();
 
   std::string name_;
   const uint8_t* data_ = nullptr;
@@ -70,6 +74,7 @@ class Model {
   std::unique_ptr<uint8_t[]> copy_;  // FromBufferCopy / unaligned FromBuffer
   uint8_t* copy_aligned_ = nullptr;
   const tflite::Model* root_ = nullptr;
+  int subgraph_nesting_ = 1;
 };
 
 }  // namespace edgerun

@@ -18,6 +18,11 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
                                                          InterpreterOptions options) {
   if (!model) return Status::Error("Interpreter::Create: no model");
   if (options.num_threads < 1) options.num_threads = 1;
+  if (model->subgraph_nesting() > options.max_subgraph_depth) {
+    return Status::Errorf(model->name(), ": subgraphs call each other ", model->subgraph_nesting(),
+                          " levels deep, over the limit of ", options.max_subgraph_depth,
+                          " (InterpreterOptions::max_subgraph_depth)");
+  }
   auto interpreter = std::unique_ptr<Interpreter>(new Interpreter());
   interpreter->model_ = std::move(model);
   interpreter->options_ = options;

@@ -254,12 +254,35 @@ Status Subgraph::AllocateOwned(Tensor* tensor) {
     return Status::Errorf("tensor '", tensor->name, "' of shape ", ShapeToString(tensor->shape), " needs ", bytes,
                           " bytes, over the limit of ", limit, " (InterpreterOptions::max_tensor_bytes)");
   }
+  // Tensors sized at run time count against the same budget as the arenas: many of them, each
+  // under max_tensor_bytes, must not add up to more memory than the caller allows.
+  const size_t held = tensor->owned.data() ? tensor->owned.capacity() : 0;
+  if (bytes > held) {
+    const size_t budget = interpreter_->options().max_arena_bytes;
+    const size_t in_use = MemoryInUse(/*include_own_arena=*/true);
+    if (bytes - held > budget || in_use > budget - (bytes - held)) {
+      return Status::Errorf("tensor '", tensor->name, "' of shape ", ShapeToString(tensor->shape), " needs ", bytes,
+                            " bytes, with ", in_use, " bytes in use that is over the limit of ", budget,
+                            " (InterpreterOptions::max_arena_bytes)");
+    }
+  }
   if (!tensor->owned.Reserve(bytes)) {
     return Status::Errorf("out of memory allocating ", bytes, " bytes for tensor '", tensor->name, "'");
   }
+  owned_bytes_ += tensor->owned.capacity() - held;
   tensor->data = tensor->owned.data();
   tensor->bytes = bytes;
   return Status::Ok();
+}
+
+size_t Subgraph::MemoryInUse(bool include_own_arena) const {
+  size_t total = 0;
+  for (int s = 0; s < interpreter_->num_subgraphs(); ++s) {
+    const Subgraph* sg = interpreter_->subgraph(s);
+    total += sg->owned_bytes_;
+    if (sg != this || include_own_arena) total += sg->arena_bytes_;
+  }
+  return total;
 }
 
 Result<Tensor*> Subgraph::RequestTemporary(int node_index, int slot, TensorType type, Shape shape) {
@@ -419,9 +442,12 @@ Status Subgraph::PlanArena() {
     lifetimes.push_back({bytes, first[i], last[i]});
   }
   const ArenaPlan plan = edgerun::PlanArena(lifetimes, AlignedBuffer::kAlignment);
-  if (plan.arena_bytes > interpreter_->options().max_arena_bytes) {
-    return Status::Errorf(Location(), ": activations need ", plan.arena_bytes, " bytes, over the limit of ",
-                          interpreter_->options().max_arena_bytes, " (InterpreterOptions::max_arena_bytes)");
+  const size_t budget = interpreter_->options().max_arena_bytes;
+  const size_t elsewhere = MemoryInUse(/*include_own_arena=*/false);
+  if (plan.arena_bytes > budget || elsewhere > budget - plan.arena_bytes) {
+    return Status::Errorf(Location(), ": activations need ", plan.arena_bytes, " bytes", elsewhere ? " (and " : "",
+                          elsewhere ? StrCat(elsewhere, " bytes are in use elsewhere)") : "", ", over the limit of ",
+                          budget, " (InterpreterOptions::max_arena_bytes)");
   }
   // Slack after the last tensor: vectorized kernels (XNNPACK) may read a few bytes past the end
   // of an input, never write there.
@@ -448,7 +474,7 @@ Status Subgraph::ResetVariableTensors() {
     if (i < Size(fb->tensors())) initial = model.buffer(fb->tensors()->Get(i)->buffer());
     if (initial.size > 0 && initial.size == t.bytes) {
       std::memcpy(t.data, initial.data, t.bytes);
-    } else {
+    } else if (t.bytes > 0) {  // an empty variable has no memory (data may be null)
       // TFLite's convention: quantized int8 state starts at its zero point, everything else at 0.
       const int fill = t.type == TensorType::kInt8 ? t.zero_point() : 0;
       std::memset(t.data, fill, t.bytes);

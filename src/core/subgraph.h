@@ -97,6 +97,9 @@ class Subgraph {
   Status AllocateTensorsOnce();
   Status PrepareNode(int node_index);
   Status PlanArena();
+  // Bytes of every arena and every tensor given memory by AllocateOwned, across the interpreter's
+  // subgraphs (the budget of InterpreterOptions::max_arena_bytes).
+  size_t MemoryInUse(bool include_own_arena) const;
 
   // Delegation (redone at every allocation). A partition a delegate runs, with its kernel; the
   // delegate node's user_data points at it.
@@ -128,6 +131,7 @@ class Subgraph {
   DelegationReport delegation_;
   AlignedBuffer arena_;
   size_t arena_bytes_ = 0;
+  size_t owned_bytes_ = 0;  // capacity handed out by AllocateOwned
   bool needs_allocation_ = true;
   bool in_eval_ = false;
   bool variables_initialized_ = false;

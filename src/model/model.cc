@@ -8,10 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
+#include "edgerun/op.h"
 #include "edgerun/tensor.h"
 #include "edgerun/types.h"
 #include "tflite_generated.h"
@@ -35,6 +39,260 @@ std::string TensorLabel(int subgraph, int index, const tflite::Tensor* t) {
   return s;
 }
 
+
+// Subgraphs nest through control-flow ops; each level costs stack in prepare and invoke, so the
+// depth of the call graph is bounded (InterpreterOptions::max_subgraph_depth has the same default).
+constexpr int kMaxSubgraphNesting = 64;
+
+// Values of a sparse index vector (int32, uint16 or uint8), or false when it is absent.
+bool ReadSparseIndices(tflite::SparseIndexVector type, const void* table, std::vector<int64_t>* out) {
+  out->clear();
+  if (table == nullptr) return false;
+  auto copy = [&](const auto* values) {
+    if (values == nullptr) return false;
+    out->assign(values->begin(), values->end());
+    return true;
+  };
+  switch (type) {
+    case tflite::SparseIndexVector_Int32Vector:
+      return copy(static_cast<const tflite::Int32Vector*>(table)->values());
+    case tflite::SparseIndexVector_Uint16Vector:
+      return copy(static_cast<const tflite::Uint16Vector*>(table)->values());
+    case tflite::SparseIndexVector_Uint8Vector:
+      return copy(static_cast<const tflite::Uint8Vector*>(table)->values());
+    default:
+      return false;
+  }
+}
+
+// TFLite's sparse format (TACO): `traversal_order` lists the rank original dimensions, then one
+// dimension per block (`block_map` names the original dimension each block splits). Level i of
+// `dim_metadata` is DENSE (all dense_size positions) or SPARSE_CSR (array_segments into
+// array_indices per position of the level above). The values of the last level are the buffer.
+Status ValidateSparsity(const tflite::SparsityParameters& sp, const Shape& shape, TensorType type,
+                        size_t data_bytes, bool has_data) {
+  if (!has_data) return Status::Error("sparsity parameters on a tensor without constant data");
+  const int rank = static_cast<int>(shape.size());
+  const uint32_t num_blocks = Size(sp.block_map());
+  const uint32_t levels = rank + num_blocks;
+  if (num_blocks > static_cast<uint32_t>(rank)) {
+    return Status::Errorf("sparsity: ", num_blocks, " block dimensions for rank ", rank);
+  }
+  if (Size(sp.traversal_order()) != levels || Size(sp.dim_metadata()) != levels) {
+    return Status::Errorf("sparsity: traversal_order has ", Size(sp.traversal_order()), " entries and dim_metadata ",
+                          Size(sp.dim_metadata()), ", expected ", levels, " (rank ", rank, " + ", num_blocks,
+                          " blocks)");
+  }
+  std::vector<bool> seen(levels, false);
+  for (uint32_t i = 0; i < levels; ++i) {
+    const int32_t d = sp.traversal_order()->Get(i);
+    // Original dimensions come first, then the block dimensions in block_map order.
+    const bool ok = i < static_cast<uint32_t>(rank) ? (d >= 0 && d < rank) : d == static_cast<int32_t>(i);
+    if (!ok || seen[d]) {
+      return Status::Errorf("sparsity: traversal_order entry ", i, " is ", d, ", not a valid dimension order");
+    }
+    seen[d] = true;
+  }
+  std::vector<int64_t> size_of(levels);  // size of each expanded dimension
+  for (int d = 0; d < rank; ++d) size_of[d] = shape[d];
+  for (uint32_t k = 0; k < num_blocks; ++k) {
+    const int32_t d = sp.block_map()->Get(k);
+    if (d < 0 || d >= rank || (k > 0 && d <= sp.block_map()->Get(k - 1))) {
+      return Status::Errorf("sparsity: block_map entry ", k, " is ", d, " (must increase, within rank ", rank, ")");
+    }
+    const tflite::DimensionMetadata* block = sp.dim_metadata()->Get(rank + k);
+    if (block == nullptr || block->format() != tflite::DimensionType_DENSE || block->dense_size() <= 0 ||
+        shape[d] % block->dense_size() != 0) {
+      return Status::Errorf("sparsity: block ", k, " of dimension ", d, " must be dense with a size that divides ",
+                            shape[d]);
+    }
+    size_of[rank + k] = block->dense_size();
+    size_of[d] = shape[d] / block->dense_size();
+  }
+  // Walk the levels counting positions; the last level's positions are the stored values.
+  const int64_t cap = static_cast<int64_t>(data_bytes) + 1;  // any more cannot match the buffer
+  int64_t positions = 1;
+  std::vector<int64_t> segments, indices;
+  for (uint32_t i = 0; i < levels; ++i) {
+    const tflite::DimensionMetadata* dm = sp.dim_metadata()->Get(i);
+    if (dm == nullptr) return Status::Errorf("sparsity: dim_metadata ", i, " is null");
+    const int64_t size = size_of[sp.traversal_order()->Get(i)];
+    if (dm->format() == tflite::DimensionType_DENSE) {
+      if (dm->dense_size() != size) {
+        return Status::Errorf("sparsity: level ", i, " has dense_size ", dm->dense_size(), ", the dimension has ",
+                              size);
+      }
+      positions = size == 0 ? 0 : std::min(cap, positions * size);
+    } else if (dm->format() == tflite::DimensionType_SPARSE_CSR) {
+      if (!ReadSparseIndices(dm->array_segments_type(), dm->array_segments(), &segments) ||
+          !ReadSparseIndices(dm->array_indices_type(), dm->array_indices(), &indices)) {
+        return Status::Errorf("sparsity: level ", i, " is SPARSE_CSR without array_segments and array_indices");
+      }
+      if (static_cast<int64_t>(segments.size()) != positions + 1) {
+        return Status::Errorf("sparsity: level ", i, " has ", segments.size(), " segment entries, expected ",
+                              positions + 1);
+      }
+      for (size_t k = 0; k < segments.size(); ++k) {
+        if ((k == 0 && segments[k] != 0) || (k > 0 && segments[k] < segments[k - 1])) {
+          return Status::Errorf("sparsity: level ", i, ": array_segments must start at 0 and not decrease");
+        }
+      }
+      if (segments.back() != static_cast<int64_t>(indices.size())) {
+        return Status::Errorf("sparsity: level ", i, ": array_segments ends at ", segments.back(), " but there are ",
+                              indices.size(), " indices");
+      }
+      for (int64_t index : indices) {
+        if (index < 0 || index >= size) {
+          return Status::Errorf("sparsity: level ", i, ": index ", index, " outside dimension size ", size);
+        }
+      }
+      positions = static_cast<int64_t>(indices.size());
+    } else {
+      return Status::Errorf("sparsity: level ", i, " has unknown format ", static_cast<int>(dm->format()));
+    }
+  }
+  size_t expected = 0;
+  if (!TensorBytes(type, positions, &expected) || expected != data_bytes) {
+    return Status::Errorf("sparsity: the metadata describes ", positions, " stored values, the buffer has ",
+                          data_bytes, " bytes of ", TensorTypeName(type));
+  }
+  return Status::Ok();
+}
+
+Status ValidateQuantization(const tflite::QuantizationParameters& q, const Shape& shape, TensorType type) {
+  const uint32_t num_scales = Size(q.scale());
+  const uint32_t num_zero_points = Size(q.zero_point());
+  if (num_scales > 0 && num_zero_points > 0 && num_scales != num_zero_points) {
+    return Status::Errorf("quantization has ", num_scales, " scales but ", num_zero_points, " zero points");
+  }
+  if (num_scales > 1) {
+    const int32_t qdim = q.quantized_dimension();
+    if (qdim < 0 || qdim >= static_cast<int32_t>(shape.size())) {
+      return Status::Errorf("quantized_dimension ", qdim, " is outside shape ", ShapeToString(shape));
+    }
+    if (static_cast<int64_t>(num_scales) != shape[qdim]) {
+      return Status::Errorf(num_scales, " per-channel scales for dimension ", qdim, " of shape ",
+                            ShapeToString(shape));
+    }
+  }
+  for (uint32_t i = 0; i < num_scales; ++i) {
+    const float scale = q.scale()->Get(i);
+    // Zero is tolerated (all-zero weight channels); kernels treat it as degenerate.
+    if (!std::isfinite(scale) || scale < 0) {
+      return Status::Errorf("quantization scale ", i, " is ", scale, " (must be finite and not negative)");
+    }
+  }
+  if (num_scales > 0) {
+    // Integer types that kernels rescale: a zero point outside the type overflows their arithmetic.
+    int64_t lo = 0, hi = -1;
+    if (type == TensorType::kInt8) lo = -128, hi = 127;
+    if (type == TensorType::kUInt8) lo = 0, hi = 255;
+    if (type == TensorType::kInt16) lo = -32768, hi = 32767;
+    if (type == TensorType::kInt4) lo = -8, hi = 7;
+    for (uint32_t i = 0; lo <= hi && i < num_zero_points; ++i) {
+      const int64_t zp = q.zero_point()->Get(i);
+      if (zp < lo || zp > hi) {
+        return Status::Errorf("zero point ", zp, " is outside the range of ", TensorTypeName(type));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Subgraphs that op `op` (with builtin code `code`) calls, from its options.
+std::vector<int64_t> CalledSubgraphs(int32_t code, const tflite::Operator& op) {
+  std::vector<int64_t> called;
+  switch (code) {
+    case tflite::BuiltinOperator_WHILE:
+      if (const auto* o = op.builtin_options_as_WhileOptions()) {
+        called = {o->cond_subgraph_index(), o->body_subgraph_index()};
+      }
+      break;
+    case tflite::BuiltinOperator_IF:
+      if (const auto* o = op.builtin_options_as_IfOptions()) {
+        called = {o->then_subgraph_index(), o->else_subgraph_index()};
+      }
+      break;
+    case tflite::BuiltinOperator_CALL_ONCE:
+      if (const auto* o = op.builtin_options_as_CallOnceOptions()) called = {o->init_subgraph_index()};
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_COMPOSITE:
+      if (const auto* o = op.builtin_options_2_as_StableHLOCompositeOptions()) {
+        called = {o->decomposition_subgraph_index()};
+      }
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_WHILE:
+      if (const auto* o = op.builtin_options_2_as_StablehloWhileOptions()) {
+        called = {o->cond_subgraph_index(), o->body_subgraph_index()};
+      }
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_REDUCE:
+      if (const auto* o = op.builtin_options_2_as_StablehloReduceOptions()) called = {o->body_subgraph_index()};
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_REDUCE_WINDOW:
+      if (const auto* o = op.builtin_options_2_as_StablehloReduceWindowOptions()) {
+        called = {o->body_subgraph_index()};
+      }
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_SORT:
+      if (const auto* o = op.builtin_options_2_as_StablehloSortOptions()) called = {o->comparator_subgraph_index()};
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_SCATTER:
+      if (const auto* o = op.builtin_options_2_as_StablehloScatterOptions()) {
+        called = {o->update_computation_subgraph_index()};
+      }
+      break;
+    case tflite::BuiltinOperator_STABLEHLO_CASE:
+      if (const auto* o = op.builtin_options_2_as_StablehloCaseOptions(); o && o->branch_subgraph_indices()) {
+        called.assign(o->branch_subgraph_indices()->begin(), o->branch_subgraph_indices()->end());
+      }
+      break;
+    default:
+      break;
+  }
+  return called;
+}
+
+// The call graph of the subgraphs must have no cycle (a subgraph may not call itself, directly or
+// through others) and chains of at most kMaxSubgraphNesting calls. Iterative: a file may hold
+// many thousands of subgraphs.
+Status ValidateCallGraph(const std::vector<std::vector<int>>& calls, int* nesting) {
+  const size_t n = calls.size();
+  enum : uint8_t { kUnvisited, kOnStack, kDone };
+  std::vector<uint8_t> state(n, kUnvisited);
+  std::vector<int> depth(n, 1);  // subgraphs in the longest chain starting here
+  std::vector<std::pair<int, size_t>> stack;  // (subgraph, next callee to visit)
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root] != kUnvisited) continue;
+    stack.push_back({static_cast<int>(root), 0});
+    state[root] = kOnStack;
+    while (!stack.empty()) {
+      auto& [s, next] = stack.back();
+      if (next < calls[s].size()) {
+        const int callee = calls[s][next++];
+        if (state[callee] == kOnStack) {
+          return Status::Errorf("subgraph ", callee, " calls itself (directly or through other subgraphs) via "
+                                "subgraph ", s, "; recursion is not allowed");
+        }
+        if (state[callee] == kUnvisited) {
+          state[callee] = kOnStack;
+          stack.push_back({callee, 0});
+        }
+        continue;
+      }
+      for (int callee : calls[s]) depth[s] = std::max(depth[s], depth[callee] + 1);
+      if (depth[s] > kMaxSubgraphNesting) {
+        return Status::Errorf("subgraph ", s, " starts a chain of ", depth[s], " nested subgraph calls (the limit is ",
+                              kMaxSubgraphNesting, ")");
+      }
+      *nesting = std::max(*nesting, depth[s]);
+      state[s] = kDone;
+      stack.pop_back();
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Model::~Model() {
@@ -42,7 +300,8 @@ Model::~Model() {
 }
 
 Result<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below as not regular).
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::Errorf(path, ": cannot open: ", std::strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -124,7 +383,7 @@ Result<std::shared_ptr<const Model>> Model::Finish(std::unique_ptr<Model> model)
   return std::shared_ptr<const Model>(std::move(model));
 }
 
-Status Model::Validate() const {
+Status Model::Validate() {
   const tflite::Model& m = *root_;
   if (m.version() != kSupportedSchemaVersion) {
     return Status::Errorf("schema version ", m.version(), " is not supported (edgerun reads version ",
@@ -150,6 +409,7 @@ Status Model::Validate() const {
     if (m.operator_codes()->Get(i) == nullptr) return Status::Errorf("operator code ", i, " is null");
   }
 
+  std::vector<std::vector<int>> calls(num_subgraphs);  // subgraphs each subgraph's ops call
   for (uint32_t s = 0; s < num_subgraphs; ++s) {
     const tflite::SubGraph* sg = m.subgraphs()->Get(s);
     if (sg == nullptr) return Status::Errorf("subgraph ", s, " is null");
@@ -189,23 +449,11 @@ Status Model::Validate() const {
         }
       }
       if (const auto* q = tensor->quantization()) {
-        const uint32_t num_scales = Size(q->scale());
-        const uint32_t num_zero_points = Size(q->zero_point());
-        if (num_scales > 0 && num_zero_points > 0 && num_scales != num_zero_points) {
-          return Status::Errorf(label, ": quantization has ", num_scales, " scales but ",
-                                num_zero_points, " zero points");
-        }
-        if (num_scales > 1) {
-          const int32_t qdim = q->quantized_dimension();
-          if (qdim < 0 || qdim >= static_cast<int32_t>(shape.size())) {
-            return Status::Errorf(label, ": quantized_dimension ", qdim, " is outside shape ",
-                                  ShapeToString(shape));
-          }
-          if (static_cast<int64_t>(num_scales) != shape[qdim]) {
-            return Status::Errorf(label, ": ", num_scales, " per-channel scales for dimension ", qdim,
-                                  " of shape ", ShapeToString(shape));
-          }
-        }
+        ER_RETURN_IF_ERROR(ValidateQuantization(*q, shape, ttype).WithContext(label));
+      }
+      if (const auto* sparsity = tensor->sparsity()) {
+        ER_RETURN_IF_ERROR(ValidateSparsity(*sparsity, shape, ttype, data.size, data.size > 0 && !tensor->is_variable())
+                               .WithContext(label));
       }
     }
     auto check_list = [&](const flatbuffers::Vector<int32_t>* list, const char* what,
@@ -222,6 +470,14 @@ Status Model::Validate() const {
     };
     const std::string sg_label = StrCat("subgraph ", s);
     ER_RETURN_IF_ERROR(check_list(sg->inputs(), "input", false).WithContext(sg_label));
+    for (uint32_t i = 0; i < Size(sg->inputs()); ++i) {
+      // Inputs are written by the caller (or by the op that calls the subgraph): not constants.
+      const tflite::Tensor* input = sg->tensors()->Get(sg->inputs()->Get(i));
+      if (!input->is_variable() && buffer(input->buffer()).size > 0) {
+        return Status::Errorf(sg_label, ": input ", i, " is ", TensorLabel(s, sg->inputs()->Get(i), input),
+                              ", which has constant data");
+      }
+    }
     ER_RETURN_IF_ERROR(check_list(sg->outputs(), "output", false).WithContext(sg_label));
     for (uint32_t o = 0; o < Size(sg->operators()); ++o) {
       const tflite::Operator* op = sg->operators()->Get(o);
@@ -234,6 +490,15 @@ Status Model::Validate() const {
       ER_RETURN_IF_ERROR(check_list(op->inputs(), "input", true).WithContext(op_label));
       ER_RETURN_IF_ERROR(check_list(op->outputs(), "output", true).WithContext(op_label));
       ER_RETURN_IF_ERROR(check_list(op->intermediates(), "intermediate", true).WithContext(op_label));
+      const tflite::OperatorCode* code = m.operator_codes()->Get(op->opcode_index());
+      const int32_t builtin = std::max<int32_t>(code->builtin_code(), code->deprecated_builtin_code());
+      for (int64_t callee : CalledSubgraphs(builtin, *op)) {
+        if (callee < 0 || callee >= num_subgraphs) {
+          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): calls subgraph ", callee,
+                                ", which does not exist (the model has ", num_subgraphs, ")");
+        }
+        calls[s].push_back(static_cast<int>(callee));
+      }
       if (op->large_custom_options_offset() > 1) {
         const uint64_t offset = op->large_custom_options_offset();
         const uint64_t size = op->large_custom_options_size();
@@ -243,6 +508,8 @@ Status Model::Validate() const {
       }
     }
   }
+
+  ER_RETURN_IF_ERROR(ValidateCallGraph(calls, &subgraph_nesting_));
 
   for (uint32_t i = 0; i < Size(m.signature_defs()); ++i) {
     const tflite::SignatureDef* sig = m.signature_defs()->Get(i);

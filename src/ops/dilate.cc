@@ -16,11 +16,12 @@ Status ReadDilations(OpContext& ctx, std::vector<int64_t>* dilations, Shape* sha
   shape->resize(dilations->size());
   for (size_t d = 0; d < dilations->size(); ++d) {
     const int64_t k = (*dilations)[d], dim = input->dim(d);
-    const int64_t out = dim == 0 ? 0 : (dim - 1) * k + 1;
-    if (k < 1 || out > std::numeric_limits<int32_t>::max()) {
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    // k is checked before multiplying: dilations from the file can be any int64.
+    if (k < 1 || (dim > 1 && k > (kMax - 1) / (dim - 1))) {
       return ctx.Error("invalid dilation ", k, " for dimension ", d, " of ", Describe(input));
     }
-    (*shape)[d] = static_cast<int32_t>(out);
+    (*shape)[d] = static_cast<int32_t>(dim == 0 ? 0 : (dim - 1) * k + 1);
   }
   return Status::Ok();
 }

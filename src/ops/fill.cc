@@ -1,6 +1,7 @@
 // FILL: a tensor of shape `dims` (1-D int32 / int64) filled with `value` (one element of any
 // fixed-size type, or a string). Dims known only at run time make the output dynamic.
 #include <cstring>
+#include <limits>
 
 #include "ops/elementwise_util.h"
 
@@ -51,15 +52,34 @@ Status FillStrings(OpContext& ctx) {
   bool ok = true;
   const std::vector<std::string> one = ReadStringTensor(value->data, value->bytes, &ok);
   if (!ok || one.size() != 1) return ctx.Error("value ", Describe(value), " is not a valid string tensor");
-  const int64_t n = output->num_elements();
-  if (static_cast<double>(n) * static_cast<double>(one[0].size() + 4) > (1u << 30)) {
-    return ctx.Error("FILL of ", n, " strings is too large");
+  // The layout written directly (count, n + 1 offsets, the bytes): n copies of a short string
+  // must not cost n std::strings first.
+  const uint64_t n = static_cast<uint64_t>(output->num_elements());
+  const uint64_t length = one[0].size();
+  const size_t limit = ctx.interpreter().options().max_tensor_bytes;
+  if ((static_cast<double>(n) * static_cast<double>(length + 4) + 8 > static_cast<double>(limit)) ||
+      n + 2 > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()) / 4) {
+    return ctx.Error("FILL of ", n, " strings of ", length, " bytes is over the limit of ", limit,
+                     " bytes (InterpreterOptions::max_tensor_bytes)");
   }
-  const std::vector<uint8_t> bytes = WriteStringTensor(std::vector<std::string>(static_cast<size_t>(n), one[0]));
-  if (!output->owned.Reserve(bytes.size())) return ctx.Error("out of memory for ", Describe(output));
-  std::memcpy(output->owned.data(), bytes.data(), bytes.size());
-  output->data = output->owned.data();
-  output->bytes = bytes.size();
+  const uint64_t header = 4 * (n + 2);
+  const uint64_t total = header + n * length;
+  if (total > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+    return ctx.Error("FILL of ", n, " strings of ", length, " bytes is too large for a string tensor");
+  }
+  if (!output->owned.Reserve(static_cast<size_t>(total))) return ctx.Error("out of memory for ", Describe(output));
+  uint8_t* out = output->owned.data();
+  auto put = [&](uint64_t at, uint64_t v) {
+    const int32_t v32 = static_cast<int32_t>(v);
+    std::memcpy(out + at, &v32, 4);
+  };
+  put(0, n);
+  for (uint64_t i = 0; i <= n; ++i) put(4 * (i + 1), header + i * length);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (length > 0) std::memcpy(out + header + i * length, one[0].data(), length);
+  }
+  output->data = out;
+  output->bytes = static_cast<size_t>(total);
   return Status::Ok();
 }
 

@@ -7,8 +7,10 @@
 namespace edgerun::ops {
 namespace {
 
-// For each output dim, the input index of every output position.
-Status IndexMaps(OpContext& ctx, std::vector<std::vector<int32_t>>* maps) {
+// The output shape and, for each output dim, the input index of every output position. The maps
+// are built only for an output that is non-empty and within max_tensor_bytes: a huge dimension of
+// an empty tensor must not cost billions of map entries.
+Status IndexMaps(OpContext& ctx, Shape* out_shape, std::vector<std::vector<int32_t>>* maps) {
   const Tensor* input = ctx.input(0);
   const Tensor* paddings = ctx.input(1);
   const int rank = input->rank();
@@ -20,6 +22,7 @@ Status IndexMaps(OpContext& ctx, std::vector<std::vector<int32_t>>* maps) {
   const auto* o = Options<tflite::MirrorPadOptions>(ctx);
   const bool reflect = !o || o->mode() == tflite::MirrorPadMode_REFLECT;
   maps->assign(rank, {});
+  out_shape->assign(rank, 0);
   for (int d = 0; d < rank; ++d) {
     const int64_t dim = input->dim(d), before = values[2 * d], after = values[2 * d + 1];
     const int64_t limit = reflect ? dim - 1 : dim;  // the most a mirror can add on one side
@@ -29,6 +32,21 @@ Status IndexMaps(OpContext& ctx, std::vector<std::vector<int32_t>>* maps) {
       return ctx.Error("padding [", before, ", ", after, "] of dimension ", d, " of ", Describe(input),
                        " must be in [0, ", std::max<int64_t>(limit, 0), "] for ", reflect ? "REFLECT" : "SYMMETRIC");
     }
+    (*out_shape)[d] = static_cast<int32_t>(dim + before + after);
+  }
+  int64_t elements = 1;
+  const int64_t max_elements =
+      static_cast<int64_t>(ctx.interpreter().options().max_tensor_bytes / std::max<size_t>(1, TensorTypeSize(input->type)));
+  for (int32_t size : *out_shape) {
+    if (size == 0) return Status::Ok();  // empty output: nothing to map
+    elements = elements > max_elements / size ? max_elements + 1 : elements * size;
+  }
+  if (elements > max_elements) {
+    return ctx.Error("padded output ", ShapeToString(*out_shape), " is over the limit of ",
+                     ctx.interpreter().options().max_tensor_bytes, " bytes (InterpreterOptions::max_tensor_bytes)");
+  }
+  for (int d = 0; d < rank; ++d) {
+    const int64_t dim = input->dim(d), before = values[2 * d], after = values[2 * d + 1];
     std::vector<int32_t>& map = (*maps)[d];
     for (int64_t i = -before; i < dim + after; ++i) {
       int64_t from = i;
@@ -42,10 +60,7 @@ Status IndexMaps(OpContext& ctx, std::vector<std::vector<int32_t>>* maps) {
 
 Status OutputShape(OpContext& ctx, Shape* shape) {
   std::vector<std::vector<int32_t>> maps;
-  ER_RETURN_IF_ERROR(IndexMaps(ctx, &maps));
-  shape->clear();
-  for (const auto& map : maps) shape->push_back(static_cast<int32_t>(map.size()));
-  return Status::Ok();
+  return IndexMaps(ctx, shape, &maps);
 }
 
 Status Prepare(OpContext& ctx) {
@@ -61,7 +76,9 @@ Status Eval(OpContext& ctx) {
   ER_RETURN_IF_ERROR(ResizeDynamicOutput(ctx, 0, OutputShape));
   const Tensor* input = ctx.input(0);
   std::vector<std::vector<int32_t>> maps;
-  ER_RETURN_IF_ERROR(IndexMaps(ctx, &maps));
+  Shape shape;
+  ER_RETURN_IF_ERROR(IndexMaps(ctx, &shape, &maps));
+  if (ctx.output(0)->num_elements() == 0) return Status::Ok();
   reference::GatherPerDim(input->shape, maps, TensorTypeSize(input->type), input->data_as<uint8_t>(),
                           ctx.output(0)->data_as<uint8_t>());
   return Status::Ok();

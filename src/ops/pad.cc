@@ -23,7 +23,9 @@ Status ReadPaddings(OpContext& ctx, std::vector<int64_t>* before, std::vector<in
     (*before)[d] = values[2 * d];
     (*after)[d] = values[2 * d + 1];
     if ((*before)[d] < 0 || (*after)[d] < 0) return ctx.Error("negative padding in dimension ", d);
-    if (input->dim(d) + (*before)[d] + (*after)[d] > std::numeric_limits<int32_t>::max()) {
+    // Each term is checked before the sum: paddings from the file can be any int64.
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    if ((*before)[d] > kMax || (*after)[d] > kMax || input->dim(d) + (*before)[d] + (*after)[d] > kMax) {
       return ctx.Error("padded dimension ", d, " is too large");
     }
   }

@@ -16,11 +16,12 @@ Status OutputShape(OpContext& ctx, Shape* shape) {
   }
   shape->resize(multiples.size());
   for (size_t d = 0; d < multiples.size(); ++d) {
-    const int64_t dim = input->dim(d) * multiples[d];
-    if (multiples[d] < 0 || dim > std::numeric_limits<int32_t>::max()) {
+    // Checked before multiplying: a multiple from the file can be any int64.
+    const int64_t limit = std::numeric_limits<int32_t>::max();
+    if (multiples[d] < 0 || (input->dim(d) > 0 && multiples[d] > limit / input->dim(d))) {
       return ctx.Error("invalid multiple ", multiples[d], " for dimension ", d, " of ", Describe(input));
     }
-    (*shape)[d] = static_cast<int32_t>(dim);
+    (*shape)[d] = static_cast<int32_t>(input->dim(d) * multiples[d]);
   }
   return Status::Ok();
 }

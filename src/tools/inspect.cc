@@ -1,4 +1,4 @@
-// edgerun inspect MODEL [--json] [--delegate xnnpack|none]
+// edgerun inspect MODEL [--json] [--delegate xnnpack|none] [resource limits]
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -17,7 +17,13 @@ const char kInspectUsage[] =
     "  it uses (with versions), signatures, metadata, weight bytes, the activation arena after\n"
     "  allocation, and any ops edgerun does not support. Exit code 1 when the model cannot run.\n"
     "  --delegate xnnpack  also apply XNNPACK (as `run` does by default) and show the partitions:\n"
-    "                      which ops it runs, and why it refused each of the others.\n";
+    "                      which ops it runs, and why it refused each of the others.\n"
+    "resource limits (exceeding one is an error):\n";
+
+const char* InspectUsage() {
+  static const std::string usage = std::string(kInspectUsage) + kLimitUsage;
+  return usage.c_str();
+}
 
 using nlohmann::json;
 
@@ -120,22 +126,36 @@ std::string TensorLine(const Tensor& t) {
 int RunInspect(const std::vector<std::string>& args) {
   std::string path;
   bool as_json = false;
-  bool use_xnnpack = false;
+  InterpreterOptions options = DefaultCliOptions();
+  options.use_xnnpack = false;
+  double timeout_seconds = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--json") as_json = true;
-    else if (a == "--delegate") {
-      if (i + 1 >= args.size() || !ParseDelegateName(args[++i], &use_xnnpack)) {
-        return UsageError("inspect", "--delegate needs xnnpack or none", kInspectUsage);
+    std::string error;
+    if (const int limit = ParseLimitFlag(args, &i, &options, &timeout_seconds, &error); limit != 0) {
+      if (limit < 0) return UsageError("inspect", error, InspectUsage());
+    } else if (a == "--json") {
+      as_json = true;
+    } else if (a == "--delegate") {
+      if (i + 1 >= args.size() || !ParseDelegateName(args[++i], &options.use_xnnpack)) {
+        return UsageError("inspect", "--delegate needs xnnpack or none", InspectUsage());
       }
+    } else if (a == "--help" || a == "-h") {
+      std::cout << InspectUsage();
+      return kExitOk;
+    } else if (!a.empty() && a[0] == '-') {
+      return UsageError("inspect", "unknown option " + a, InspectUsage());
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      return UsageError("inspect", "more than one model given", InspectUsage());
     }
-    else if (a == "--help" || a == "-h") { std::cout << kInspectUsage; return kExitOk; }
-    else if (!a.empty() && a[0] == '-') return UsageError("inspect", "unknown option " + a, kInspectUsage);
-    else if (path.empty()) path = a;
-    else return UsageError("inspect", "more than one model given", kInspectUsage);
   }
-  if (path.empty()) return UsageError("inspect", "no model given", kInspectUsage);
-  if (use_xnnpack && !XnnpackAvailable()) return Fail("this edgerun was built without XNNPACK (libxnnpack-dev)");
+  if (path.empty()) return UsageError("inspect", "no model given", InspectUsage());
+  if (options.use_xnnpack && !XnnpackAvailable()) {
+    return Fail("this edgerun was built without XNNPACK (libxnnpack-dev)");
+  }
+  StartWatchdog(timeout_seconds, path);
 
   auto model = Model::FromFile(path);
   if (!model.ok()) return Fail(model.status().message());
@@ -178,8 +198,6 @@ int RunInspect(const std::vector<std::string>& args) {
   // Build and allocate to learn the arena size (and whether the model can run at all).
   std::string run_error;
   size_t arena_bytes = 0;
-  InterpreterOptions options;
-  options.use_xnnpack = use_xnnpack;
   auto interpreter = Interpreter::Create(*model, resolver, options);
   if (!interpreter.ok()) {
     run_error = interpreter.status().message();
@@ -260,7 +278,7 @@ int RunInspect(const std::vector<std::string>& args) {
   if (run_error.empty()) report["arena_bytes"] = arena_bytes;
   else report["error"] = run_error;
   json delegation = json::array();
-  if (use_xnnpack && interpreter.ok()) {
+  if (options.use_xnnpack && interpreter.ok()) {
     // Every subgraph that AllocateTensors reached (control-flow bodies are allocated with it).
     for (int s = 0; s < (*interpreter)->num_subgraphs(); ++s) {
       Subgraph* sub = (*interpreter)->subgraph(s);
@@ -271,7 +289,8 @@ int RunInspect(const std::vector<std::string>& args) {
   }
 
   if (as_json) {
-    std::cout << report.dump(1) << "\n";
+    // Names in a file need not be UTF-8: replace bad bytes rather than throw.
+    std::cout << report.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "model: " << path << " (" << m.size() << " bytes, schema version " << m.version() << ")\n";
     if (!m.description().empty()) std::cout << "description: " << m.description() << "\n";
@@ -304,7 +323,8 @@ int RunInspect(const std::vector<std::string>& args) {
       std::cout << "signatures:\n";
       for (const json& s : signatures) {
         std::cout << "  '" << s["key"].get<std::string>() << "' -> subgraph " << s["subgraph"] << ", inputs "
-                  << s["inputs"].dump() << ", outputs " << s["outputs"].dump() << "\n";
+                  << s["inputs"].dump(-1, ' ', false, json::error_handler_t::replace) << ", outputs "
+                  << s["outputs"].dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
       }
     }
     if (!metadata.empty()) {

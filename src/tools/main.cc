@@ -1,64 +1,7 @@
 // edgerun: inspect and run TensorFlow Lite models.
-#include <cstdio>
-#include <cstring>
 #include <iostream>
-#include <sstream>
 
 #include "tools/cli.h"
-
-namespace edgerun::tools {
-
-int Fail(const std::string& message) {
-  std::cerr << "edgerun: " << message << "\n";
-  return kExitError;
-}
-
-int UsageError(const std::string& command, const std::string& message, const char* usage) {
-  std::cerr << "edgerun " << command << ": " << message << "\n" << usage;
-  return kExitUsage;
-}
-
-std::string QuantizationText(const QuantizationParams& q) {
-  if (q.empty()) return "";
-  std::ostringstream s;
-  if (q.per_channel()) {
-    s << "per-channel axis " << q.quantized_dimension << ", " << q.scale.size() << " scales";
-  } else {
-    s << "scale=" << q.scale[0] << " zero_point=" << (q.zero_point.empty() ? 0 : q.zero_point[0]);
-  }
-  return s.str();
-}
-
-bool ParseShape(const std::string& text, Shape* shape) {
-  shape->clear();
-  if (text.empty()) return true;  // a scalar
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    long long v;
-    if (!ParseInt(part, &v) || v > 0x7fffffff) return false;
-    shape->push_back(static_cast<int32_t>(v));
-  }
-  return true;
-}
-
-bool ParseInt(const std::string& text, long long* value) {
-  if (text.empty() || text.size() > 18) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  *value = std::stoll(text);
-  return true;
-}
-
-bool ParseDelegateName(const std::string& text, bool* use_xnnpack) {
-  if (text == "xnnpack" || text == "XNNPACK") *use_xnnpack = true;
-  else if (text == "none") *use_xnnpack = false;
-  else return false;
-  return true;
-}
-
-}  // namespace edgerun::tools
 
 namespace {
 

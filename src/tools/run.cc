@@ -1,6 +1,8 @@
 // edgerun run MODEL [--input FILE]... [--output-dir DIR] [--signature KEY] [--top-k K] [--json]
+//   [--max-tensor-bytes N] [--max-memory N] [--max-while-iterations N] [--timeout S]
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -30,7 +32,14 @@ const char kRunUsage[] =
     "  --threads N         threads for the kernels (default 1)\n"
     "  --delegate NAME     xnnpack (default: XNNPACK runs the ops it supports) or none\n"
     "  --no-xnnpack        same as --delegate none: builtin kernels only\n"
-    "  --json              print the summary as JSON\n";
+    "  --json              print the summary as JSON\n"
+    "resource limits (exceeding one is an error):\n";
+
+// The usage with the resource-limit flags that run and inspect share.
+const char* RunUsage() {
+  static const std::string usage = std::string(kRunUsage) + kLimitUsage;
+  return usage.c_str();
+}
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -65,6 +74,8 @@ struct Options {
   long long threads = 1;
   bool use_xnnpack = true;
   bool delegate_given = false;
+  InterpreterOptions interpreter = DefaultCliOptions();
+  double timeout_seconds = 0;
 };
 
 // Returns kExitOk, or the exit code of a usage error.
@@ -77,35 +88,37 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       return true;
     };
     std::string v;
-    if (a == "--help" || a == "-h") {
-      std::cout << kRunUsage;
+    if (const int limit = ParseLimitFlag(args, &i, &o->interpreter, &o->timeout_seconds, &v); limit != 0) {
+      if (limit < 0) return UsageError("run", v, RunUsage());
+    } else if (a == "--help" || a == "-h") {
+      std::cout << RunUsage();
       return -1;
     } else if (a == "--input" || a == "-i") {
-      if (!value(&v)) return UsageError("run", "--input needs a file", kRunUsage);
+      if (!value(&v)) return UsageError("run", "--input needs a file", RunUsage());
       o->inputs.push_back(v);
     } else if (a == "--resize") {
-      if (!value(&v)) return UsageError("run", "--resize needs NAME:SHAPE", kRunUsage);
+      if (!value(&v)) return UsageError("run", "--resize needs NAME:SHAPE", RunUsage());
       const size_t colon = v.rfind(':');
       Shape shape;
       if (colon == std::string::npos || !ParseShape(v.substr(colon + 1), &shape)) {
-        return UsageError("run", "bad --resize '" + v + "' (expected NAME:D0,D1,...)", kRunUsage);
+        return UsageError("run", "bad --resize '" + v + "' (expected NAME:D0,D1,...)", RunUsage());
       }
       o->resizes.emplace_back(v.substr(0, colon), shape);
     } else if (a == "--signature") {
-      if (!value(&o->signature)) return UsageError("run", "--signature needs a key", kRunUsage);
+      if (!value(&o->signature)) return UsageError("run", "--signature needs a key", RunUsage());
     } else if (a == "--output-dir" || a == "-o") {
-      if (!value(&o->output_dir)) return UsageError("run", "--output-dir needs a folder", kRunUsage);
+      if (!value(&o->output_dir)) return UsageError("run", "--output-dir needs a folder", RunUsage());
     } else if (a == "--top-k") {
-      if (!value(&v) || !ParseInt(v, &o->top_k)) return UsageError("run", "--top-k needs a number", kRunUsage);
+      if (!value(&v) || !ParseInt(v, &o->top_k)) return UsageError("run", "--top-k needs a number", RunUsage());
     } else if (a == "--seed") {
-      if (!value(&v) || !ParseInt(v, &o->seed)) return UsageError("run", "--seed needs a number", kRunUsage);
+      if (!value(&v) || !ParseInt(v, &o->seed)) return UsageError("run", "--seed needs a number", RunUsage());
     } else if (a == "--threads") {
       if (!value(&v) || !ParseInt(v, &o->threads) || o->threads < 1 || o->threads > 256) {
-        return UsageError("run", "--threads needs a number from 1 to 256", kRunUsage);
+        return UsageError("run", "--threads needs a number from 1 to 256", RunUsage());
       }
     } else if (a == "--delegate") {
       if (!value(&v) || !ParseDelegateName(v, &o->use_xnnpack)) {
-        return UsageError("run", "--delegate needs xnnpack or none", kRunUsage);
+        return UsageError("run", "--delegate needs xnnpack or none", RunUsage());
       }
       o->delegate_given = true;
     } else if (a == "--no-xnnpack") {
@@ -115,14 +128,14 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
     } else if (a == "--json") {
       o->json = true;
     } else if (!a.empty() && a[0] == '-') {
-      return UsageError("run", "unknown option " + a, kRunUsage);
+      return UsageError("run", "unknown option " + a, RunUsage());
     } else if (o->model.empty()) {
       o->model = a;
     } else {
-      return UsageError("run", "unexpected argument '" + a + "'", kRunUsage);
+      return UsageError("run", "unexpected argument '" + a + "'", RunUsage());
     }
   }
-  if (o->model.empty()) return UsageError("run", "no model given", kRunUsage);
+  if (o->model.empty()) return UsageError("run", "no model given", RunUsage());
   return kExitOk;
 }
 
@@ -174,11 +187,12 @@ int RunRun(const std::vector<std::string>& args) {
   Options o;
   if (int rc = ParseOptions(args, &o); rc != kExitOk) return rc < 0 ? kExitOk : rc;
 
+  StartWatchdog(o.timeout_seconds, o.model);
   const auto t0 = Clock::now();
   auto model = Model::FromFile(o.model);
   if (!model.ok()) return Fail(model.status().message());
   const auto t1 = Clock::now();
-  InterpreterOptions options;
+  InterpreterOptions options = o.interpreter;
   options.num_threads = static_cast<int>(o.threads);
   options.use_xnnpack = o.use_xnnpack;
   if (o.use_xnnpack && o.delegate_given && !XnnpackAvailable()) {
@@ -253,8 +267,11 @@ int RunRun(const std::vector<std::string>& args) {
         std::memcpy(t->data, files[k].data.data(), t->bytes);
       }
     } else if (t->type == TensorType::kString) {
-      const std::vector<std::string> fill(static_cast<size_t>(std::max<int64_t>(t->num_elements(), 0)), "edgerun");
-      if (Status st = SetStrings(t, fill); !st.ok()) return Fail(st.message());
+      const int64_t count = t->num_elements();
+      if (count < 0 || count > (1 << 20)) return Fail(StrCat(o.model, ": string input '", t->name, "' is too large"));
+      if (Status st = SetStrings(t, std::vector<std::string>(static_cast<size_t>(count), "edgerun")); !st.ok()) {
+        return Fail(st.message());
+      }
     } else {
       FillRandom(t, static_cast<uint64_t>(o.seed) * 1000003 + k);
     }
@@ -288,7 +305,7 @@ int RunRun(const std::vector<std::string>& args) {
     if (!t.quantization.empty() && !t.quantization.per_channel()) {
       j["quantization"] = {{"scale", t.scale()}, {"zero_point", t.zero_point()}};
     }
-    const TensorSummary s = Summarize(t, static_cast<int>(o.top_k));
+    const TensorSummary s = Summarize(t, static_cast<int>(std::min<long long>(o.top_k, 1 << 20)));
     if (s.count > 0) {
       j["min"] = s.min;
       j["max"] = s.max;
@@ -319,6 +336,7 @@ int RunRun(const std::vector<std::string>& args) {
                    {"threads", o.threads},
                    {"timing_ms", {{"load", Ms(t0, t1)}, {"prepare", Ms(t1, t2)}, {"invoke", Ms(t3, t4)}}}};
     if (!o.signature.empty()) report["signature"] = o.signature;
+    // Names in a file need not be UTF-8: replace bad bytes rather than throw.
     std::cout << report.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     return kExitOk;
   }

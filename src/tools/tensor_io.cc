@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <numeric>
 
 #include "quant/float16.h"
@@ -100,6 +101,7 @@ static Status ParseNpy(const std::string& path, const std::vector<uint8_t>& raw,
     const char c = shape_part[i];
     if (c >= '0' && c <= '9') {
       number += c;
+      if (number.size() > 12) return Status::Errorf(path, ": .npy dimension too large");
     } else if (!number.empty()) {
       const long long v = std::stoll(number);
       if (v > std::numeric_limits<int32_t>::max()) return Status::Errorf(path, ": .npy dimension too large");
@@ -176,6 +178,9 @@ Status InferShapeFromBytes(const Tensor& tensor, size_t bytes, Shape* shape) {
     if (tensor.shape_signature[d] < 0) {
       dynamic = static_cast<int>(d);
       ++count;
+    } else if (tensor.shape_signature[d] > 0 && known > (int64_t{1} << 40) / tensor.shape_signature[d]) {
+      known = -1;  // more elements than any file holds
+      break;
     } else {
       known *= tensor.shape_signature[d];
     }
@@ -217,49 +222,79 @@ void FillRandom(Tensor* tensor, uint64_t seed) {
   }
 }
 
-bool TensorValues(const Tensor& t, std::vector<double>* values) {
-  const int64_t n = t.num_elements();
-  if (n < 0 || (n > 0 && t.data == nullptr)) return false;
-  values->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    double v;
-    switch (t.type) {
-      case TensorType::kFloat32: v = t.data_as<float>()[i]; break;
-      case TensorType::kFloat64: v = t.data_as<double>()[i]; break;
-      case TensorType::kFloat16: v = HalfToFloat(t.data_as<uint16_t>()[i]); break;
-      case TensorType::kInt8: v = t.data_as<int8_t>()[i]; break;
-      case TensorType::kUInt8: v = t.data_as<uint8_t>()[i]; break;
-      case TensorType::kInt16: v = t.data_as<int16_t>()[i]; break;
-      case TensorType::kUInt16: v = t.data_as<uint16_t>()[i]; break;
-      case TensorType::kInt32: v = t.data_as<int32_t>()[i]; break;
-      case TensorType::kUInt32: v = t.data_as<uint32_t>()[i]; break;
-      case TensorType::kInt64: v = static_cast<double>(t.data_as<int64_t>()[i]); break;
-      case TensorType::kUInt64: v = static_cast<double>(t.data_as<uint64_t>()[i]); break;
-      case TensorType::kBool: v = t.data_as<uint8_t>()[i] != 0; break;
-      default: return false;
-    }
-    (*values)[i] = v;
+namespace {
+
+// Element i of a numeric tensor as a double (quantized tensors: the stored integer).
+double ValueAt(const Tensor& t, int64_t i) {
+  switch (t.type) {
+    case TensorType::kFloat32: return t.data_as<float>()[i];
+    case TensorType::kFloat64: return t.data_as<double>()[i];
+    case TensorType::kFloat16: return HalfToFloat(t.data_as<uint16_t>()[i]);
+    case TensorType::kInt8: return t.data_as<int8_t>()[i];
+    case TensorType::kUInt8: return t.data_as<uint8_t>()[i];
+    case TensorType::kInt16: return t.data_as<int16_t>()[i];
+    case TensorType::kUInt16: return t.data_as<uint16_t>()[i];
+    case TensorType::kInt32: return t.data_as<int32_t>()[i];
+    case TensorType::kUInt32: return t.data_as<uint32_t>()[i];
+    case TensorType::kInt64: return static_cast<double>(t.data_as<int64_t>()[i]);
+    case TensorType::kUInt64: return static_cast<double>(t.data_as<uint64_t>()[i]);
+    case TensorType::kBool: return t.data_as<uint8_t>()[i] != 0;
+    default: return 0;
   }
-  return true;
 }
 
-TensorSummary Summarize(const Tensor& tensor, int top_k) {
-  TensorSummary s;
-  std::vector<double> v;
-  if (!TensorValues(tensor, &v) || v.empty()) return s;
-  s.count = static_cast<int64_t>(v.size());
-  s.min = *std::min_element(v.begin(), v.end());
-  s.max = *std::max_element(v.begin(), v.end());
-  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-  if (top_k > 0) {
-    std::vector<int64_t> order(v.size());
-    std::iota(order.begin(), order.end(), 0);
-    const size_t k = std::min<size_t>(static_cast<size_t>(top_k), order.size());
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
-      return v[a] > v[b] || (v[a] == v[b] && a < b);
-    });
-    for (size_t i = 0; i < k; ++i) s.top.emplace_back(order[i], v[order[i]]);
+bool IsNumeric(TensorType type) {
+  switch (type) {
+    case TensorType::kFloat32: case TensorType::kFloat64: case TensorType::kFloat16: case TensorType::kInt8:
+    case TensorType::kUInt8: case TensorType::kInt16: case TensorType::kUInt16: case TensorType::kInt32:
+    case TensorType::kUInt32: case TensorType::kInt64: case TensorType::kUInt64: case TensorType::kBool:
+      return true;
+    default:
+      return false;
   }
+}
+
+}  // namespace
+
+TensorSummary Summarize(const Tensor& tensor, int top_k) {
+  // One pass, no copy of the values (outputs can be large): min, max, mean, and the top k in a
+  // small heap. NaN ranks below every number.
+  TensorSummary s;
+  const int64_t n = tensor.num_elements();
+  size_t bytes = 0;
+  if (n <= 0 || tensor.data == nullptr || !IsNumeric(tensor.type) || !TensorBytes(tensor.type, n, &bytes) ||
+      tensor.bytes < bytes) {
+    return s;
+  }
+  auto rank = [](double v) { return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v; };
+  // "a ranks above b": larger value, then the earlier index.
+  auto above = [&](const std::pair<int64_t, double>& a, const std::pair<int64_t, double>& b) {
+    return rank(a.second) > rank(b.second) || (rank(a.second) == rank(b.second) && a.first < b.first);
+  };
+  const size_t k = top_k > 0 ? static_cast<size_t>(std::min<int64_t>(top_k, n)) : 0;
+  std::vector<std::pair<int64_t, double>> heap;  // the k best so far, worst on top
+  heap.reserve(k);
+  double sum = 0;
+  s.min = s.max = ValueAt(tensor, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = ValueAt(tensor, i);
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+    sum += v;
+    if (k == 0) continue;
+    if (heap.size() < k) {
+      heap.emplace_back(i, v);
+      std::push_heap(heap.begin(), heap.end(), above);
+    } else if (above({i, v}, heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), above);
+      heap.back() = {i, v};
+      std::push_heap(heap.begin(), heap.end(), above);
+    }
+  }
+  s.count = n;
+  s.mean = sum / static_cast<double>(n);
+  std::sort_heap(heap.begin(), heap.end(), above);
+  s.top = std::move(heap);
   return s;
 }
 

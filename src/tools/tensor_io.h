@@ -40,8 +40,7 @@ struct TensorSummary {
   int64_t count = 0;
   std::vector<std::pair<int64_t, double>> top;  // (flat index, value), highest first
 };
-// Values of a numeric tensor as doubles (quantized tensors: the stored integers).
-bool TensorValues(const Tensor& tensor, std::vector<double>* values);
+// Summary of a numeric tensor (quantized tensors: the stored integers); count 0 for others.
 TensorSummary Summarize(const Tensor& tensor, int top_k);
 
 }  // namespace edgerun::tools

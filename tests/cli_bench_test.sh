@@ -39,7 +39,8 @@ PY=python3
 expect_rc 0 "synth tiny_cnn" -- "$EDGERUN" synth tiny_cnn -o "$TMP/tiny.tflite"
 
 # --json: one object with the keys scripts rely on, and numbers that make sense.
-expect_rc 0 "bench --json" -- "$EDGERUN" bench "$TMP/tiny.tflite" --json "${FAST[@]}"
+# The builtin kernels (--delegate none) so that every tensor lives in the arena; XNNPACK below.
+expect_rc 0 "bench --json" -- "$EDGERUN" bench "$TMP/tiny.tflite" --json --delegate none "${FAST[@]}"
 check "bench --json keys and values" -- "$PY" - "$TMP/stdout" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -68,13 +69,13 @@ assert j["threads"] == 2, j["threads"]
 assert j["runs"] > 1 and j["steady_secs"] >= 0.05, (j["runs"], j["steady_secs"])' "$TMP/stdout"
 
 # --profile: every op type of the model, in the text tables and in the JSON.
-expect_rc 0 "bench --profile" -- "$EDGERUN" bench "$TMP/tiny.tflite" --profile "${FAST[@]}"
+expect_rc 0 "bench --profile" -- "$EDGERUN" bench "$TMP/tiny.tflite" --profile --delegate none "${FAST[@]}"
 for op in CONV_2D MAX_POOL_2D FULLY_CONNECTED SOFTMAX; do
   grep -q "$op" "$TMP/stdout" || { echo "FAIL --profile does not mention $op"; failures=$((failures + 1)); }
 done
 grep -q "by op type" "$TMP/stdout" && grep -q "by node" "$TMP/stdout" \
   || { echo "FAIL --profile lacks its tables"; failures=$((failures + 1)); }
-expect_rc 0 "bench --profile --json" -- "$EDGERUN" bench "$TMP/tiny.tflite" --profile --json "${FAST[@]}"
+expect_rc 0 "bench --profile --json" -- "$EDGERUN" bench "$TMP/tiny.tflite" --profile --json --delegate none "${FAST[@]}"
 check "profile JSON" -- "$PY" -c '
 import json, sys; p = json.load(open(sys.argv[1]))["profile"]
 types = {t["type"]: t for t in p["op_types"]}
@@ -86,7 +87,8 @@ assert 0 < sum(t["percent"] for t in p["op_types"]) <= 100.5
 assert types["CONV_2D"]["ops"] == 5 * 2 * 512 * 27, types["CONV_2D"]["ops"]' "$TMP/stdout"
 
 # --trace: Chrome trace events, one complete slice per node per timed run, with thread ids.
-expect_rc 0 "bench --trace --csv" -- "$EDGERUN" bench "$TMP/tiny.tflite" --trace "$TMP/trace.json" --csv "$TMP/prof.csv" "${FAST[@]}"
+expect_rc 0 "bench --trace --csv" -- "$EDGERUN" bench "$TMP/tiny.tflite" --trace "$TMP/trace.json" --csv "$TMP/prof.csv" \
+  --delegate none "${FAST[@]}"
 check "trace is valid JSON with a slice per node per run" -- "$PY" -c '
 import json, sys, collections
 events = json.load(open(sys.argv[1]))["traceEvents"]
@@ -110,6 +112,18 @@ check "csv has a row per node" -- "$PY" -c '
 import csv, sys; rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 4 and {r["op_type"] for r in rows} == {"CONV_2D", "MAX_POOL_2D", "FULLY_CONNECTED", "SOFTMAX"}, rows
 assert all(int(r["count"]) == 5 for r in rows)' "$TMP/prof.csv"
+
+# With XNNPACK (the default when built with it) a partition is one profile entry with its nodes
+# and their work.
+if "$EDGERUN" inspect "$TMP/tiny.tflite" --delegate xnnpack >/dev/null 2>&1; then
+  expect_rc 0 "bench --profile --json, XNNPACK" -- "$EDGERUN" bench "$TMP/tiny.tflite" --profile --json "${FAST[@]}"
+  check "XNNPACK partition in the profile" -- "$PY" -c '
+import json, sys; j = json.load(open(sys.argv[1])); p = j["profile"]
+assert j["delegate"].lower() == "xnnpack", j["delegate"]
+parts = [n for n in p["nodes"] if n["type"] == "XNNPACK"]
+assert parts and all(n["count"] == 5 for n in parts), p["nodes"]
+assert sum(t["ops"] for t in p["op_types"]) == 5 * j["ops_per_run"], (p["op_types"], j["ops_per_run"])' "$TMP/stdout"
+fi
 
 # Usage and errors.
 expect_rc 2 "bench without a model" -- "$EDGERUN" bench

@@ -31,7 +31,8 @@ const char kBenchUsage[] =
     "  --min-secs S        keep running until the timed runs last S seconds (default 1)\n"
     "  --max-secs S        stop the timed runs after S seconds, when --runs are done (default 150)\n"
     "  --warmup N          untimed runs after the first inference (default 5)\n"
-    "  --delegate NAME     none | xnnpack (default: the interpreter's default)\n"
+    "  --delegate NAME     none | xnnpack (default: xnnpack when this build has it)\n"
+    "  --no-xnnpack        same as --delegate none\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
     "  --signature KEY     run this signature instead of subgraph 0\n"
@@ -101,6 +102,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       if (!value() || !ParseSeconds(v, &o->min_secs)) return usage("--min-secs needs a number of seconds");
     } else if (a == "--max-secs") {
       if (!value() || !ParseSeconds(v, &o->max_secs)) return usage("--max-secs needs a number of seconds");
+    } else if (a == "--no-xnnpack") {
+      o->delegate = "none";
     } else if (a == "--delegate") {
       if (!value() || (v != "none" && v != "xnnpack" && v != "default")) {
         return usage("--delegate needs 'none' or 'xnnpack'");
@@ -143,14 +146,14 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
   return kExitOk;
 }
 
-// The interpreter option behind --delegate. XNNPACK is not part of this build yet: asking for
-// it is an error rather than a silent run on the builtin kernels.
+// The interpreter option behind --delegate: "default" is the interpreter's default (XNNPACK when
+// this build has it), "xnnpack" insists on it, "none" runs the builtin kernels only.
 Status ApplyDelegate(const std::string& name, InterpreterOptions* options, std::string* effective) {
-  if (name == "xnnpack") {
-    return Status::Unsupported("--delegate xnnpack: the XNNPACK delegate is not available in this build "
-                               "(use --delegate none)");
+  if (name == "xnnpack" && !XnnpackAvailable()) {
+    return Status::Unsupported("--delegate xnnpack: this edgerun was built without XNNPACK (libxnnpack-dev)");
   }
-  *effective = "none";
+  options->use_xnnpack = name != "none" && XnnpackAvailable();
+  *effective = options->use_xnnpack ? "xnnpack" : "none";
   return Status::Ok();
 }
 

@@ -90,7 +90,12 @@ std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 int64_t NodeOps(Subgraph& sg, int node_index) {
   const Node& node = sg.nodes()[node_index];
-  if (node.op == nullptr) return 0;  // a delegate's node: its work is counted in ModelOps
+  if (!node.delegated_nodes.empty()) {  // a delegate's node: the work of the nodes it runs
+    int64_t total = 0;
+    for (int model_node : node.delegated_nodes) total += NodeOps(sg, model_node);
+    return total;
+  }
+  if (node.op == nullptr) return 0;
   return OperatorOps(sg, node.builtin_code, node.inputs, node.outputs, node.op);
 }
 

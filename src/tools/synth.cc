@@ -420,7 +420,11 @@ using NetFunction = std::vector<uint8_t> (*)(uint64_t seed, int size, const Rang
 Status Calibrate(const std::vector<uint8_t>& float_model, Ranges* ranges) {
   auto model = Model::FromBuffer(float_model.data(), float_model.size(), "calibration model");
   if (!model.ok()) return model.status();
-  auto interpreter = Interpreter::Create(*model);
+  // The recorder reads every node's output after it runs: no delegate, whose partitions keep
+  // their intermediate tensors to themselves.
+  InterpreterOptions options;
+  options.use_xnnpack = false;
+  auto interpreter = Interpreter::Create(*model, options);
   if (!interpreter.ok()) return interpreter.status();
   Interpreter& in = **interpreter;
   ER_RETURN_IF_ERROR(in.AllocateTensors());

@@ -2,6 +2,7 @@
 // half_pixel_centers. Quantized outputs keep the input's quantization (no rescaling). In
 // kLiteRtDefault mode 8-bit nodes with a constant size (those LiteRT hands to XNNPACK) use
 // XNNPACK's 11-bit weights and rounding.
+#include "kernels/optimized/gemm.h"
 #include "kernels/optimized/resize.h"
 #include "kernels/reference/resize.h"
 #include "ops/resize_util.h"
@@ -33,15 +34,20 @@ Status Prepare(OpContext& ctx, ResizeBilinearState& state) {
   return Status::Ok();
 }
 
+// Output rows of every batch spread over the interpreter's threads.
 template <class T>
-void EvalXnnpack(const ResizeBilinearState& state, const Tensor* input, Tensor* output) {
+void EvalXnnpack(const OpContext& ctx, const ResizeBilinearState& state, const Tensor* input, Tensor* output) {
   const Shape& in = input->shape;
   const int64_t in_image = static_cast<int64_t>(in[1]) * in[2] * in[3];
-  const int64_t out_image = static_cast<int64_t>(output->shape[1]) * output->shape[2] * output->shape[3];
-  for (int32_t b = 0; b < in[0]; ++b) {
-    quant::xnn::ResizeBilinear8<T>(input->data_as<T>() + b * in_image, in[1], in[2], in[3], state.ys, state.xs,
-                                   output->data_as<T>() + b * out_image);
-  }
+  const int64_t out_h = output->shape[1];
+  const int64_t out_row = static_cast<int64_t>(output->shape[2]) * output->shape[3];
+  const T* in_data = input->data_as<T>();
+  T* out_data = output->data_as<T>();
+  optimized::ParallelFor(ctx.thread_pool(), in[0] * out_h, [&](int64_t row) {
+    const int64_t b = row / out_h, y = row % out_h;
+    quant::xnn::ResizeBilinear8Row<T>(in_data + b * in_image, in[2], in[3], state.ys[static_cast<size_t>(y)],
+                                      state.xs, out_data + row * out_row);
+  });
 }
 
 Status Eval(OpContext& ctx, ResizeBilinearState& state) {
@@ -53,7 +59,7 @@ Status Eval(OpContext& ctx, ResizeBilinearState& state) {
   switch (input->type) {
     case TensorType::kUInt8:
       if (state.xnnpack) {
-        EvalXnnpack<uint8_t>(state, input, output);
+        EvalXnnpack<uint8_t>(ctx, state, input, output);
       } else {
         reference::ResizeBilinearWeighted<uint8_t>(params, input->shape, input->data_as<uint8_t>(), output->shape,
                                                    output->data_as<uint8_t>());
@@ -61,7 +67,7 @@ Status Eval(OpContext& ctx, ResizeBilinearState& state) {
       break;
     case TensorType::kInt8:
       if (state.xnnpack) {
-        EvalXnnpack<int8_t>(state, input, output);
+        EvalXnnpack<int8_t>(ctx, state, input, output);
       } else {
         reference::ResizeBilinearInteger<int8_t>(params, input->shape, input->data_as<int8_t>(), output->shape,
                                                  output->data_as<int8_t>());

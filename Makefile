@@ -67,7 +67,7 @@ export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1
 
 $(ASAN_BUILD)/CMakeCache.txt:
 	@scripts/install-deps.sh --sanitizers
-	@CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGERUN_SANITIZE=address \
+	@CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGERUN_SANITIZE=address -DEDGERUN_BUILD_PYTHON=OFF \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZER_OPT)" -DEDGERUN_FUZZ=ON -DEDGERUN_SHARED_DIR=$(SHARED) $(CMAKE_FLAGS) >/dev/null
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt

@@ -128,10 +128,10 @@ Status RunReduceWindow(OpContext& ctx, const reference::WindowGeometry& g, Body 
               reference::ReduceWindow(g, in, init_value, [](T a, T b) { return a <= b ? a : b; }, out);
               break;
             case Body::kAnd:
-              reference::ReduceWindow(g, in, init_value, [](T a, T b) { return static_cast<T>(a && b); }, out);
+              reference::ReduceWindow(g, in, init_value, [](T a, T b) { return FromBool<T>(static_cast<bool>(a) && static_cast<bool>(b)); }, out);
               break;
             default:
-              reference::ReduceWindow(g, in, init_value, [](T a, T b) { return static_cast<T>(a || b); }, out);
+              reference::ReduceWindow(g, in, init_value, [](T a, T b) { return FromBool<T>(static_cast<bool>(a) || static_cast<bool>(b)); }, out);
               break;
           }
         },

@@ -30,6 +30,16 @@ struct Half {
   explicit operator bool() const { return value() != 0.0f; }
 };
 
+// A truth value as a T (Half has no conversion from bool).
+template <class T>
+T FromBool(bool v) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return Half::From(v ? 1.0f : 0.0f);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
 template <class T>
 inline constexpr bool kIsWrappingInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 

@@ -307,7 +307,10 @@ const char* TfLiteTypeGetName(TfLiteType type) {
       "INT16",  "COMPLEX64", "INT8",     "FLOAT16", "FLOAT64", "COMPLEX128", "UINT64",
       "RESOURCE", "VARIANT", "UINT32",   "UINT16", "INT4",     "BFLOAT16", "INT2",
       "UINT4"};
-  const int index = static_cast<int>(type);
+  // C callers may pass any int: read it as one (loading an out-of-range enum is undefined in C++).
+  int index = 0;
+  static_assert(sizeof(index) == sizeof(type));
+  std::memcpy(&index, &type, sizeof(index));
   if (index < 0 || index >= static_cast<int>(sizeof(kNames) / sizeof(kNames[0]))) return "Unknown type";
   return kNames[index];
 }

@@ -78,6 +78,7 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
   out->source = w;
   const int panels = (n + nr - 1) / nr;
   out->data.Resize(static_cast<size_t>(panels) * k * nr);
+  if (k == 0) return;  // nothing to pack (and the source may be null)
   float* dst = out->data.data();
   for (int p = 0; p < panels; ++p) {
     for (int j = 0; j < nr; ++j) {
@@ -102,6 +103,7 @@ void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32
   out->source = b;
   const int panels = (n + nr - 1) / nr;
   out->data.Resize(static_cast<size_t>(panels) * k * nr);
+  if (k == 0) return;  // nothing to pack (and the source may be null)
   float* dst = out->data.data();
   for (int p = 0; p < panels; ++p) {
     const int cols = std::min(nr, n - p * nr);

@@ -696,6 +696,30 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_model: a stride of 2621442 over an input 32768 rows high overflowed an int in the
+      // XNNPACK delegate's deconvolution geometry (UBSan).
+      {"transpose_conv_huge_stride", "load", "spans more than 2^30 output rows",
+       [] {
+         ModelBuilder b;
+         const int shape = b.AddConstant("output_shape", TensorType::kInt32, {4}, std::vector<int32_t>{1, 4, 4, 1});
+         const int filter = b.AddConstant("filter", TensorType::kFloat32, {1, 1, 1, 1}, std::vector<float>{1});
+         const int x = b.AddTensor("x", TensorType::kFloat32, {1, 32768, 2, 1});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {});
+         b.AddOp(tflite::BuiltinOperator_TRANSPOSE_CONV, {shape, filter, x}, {y},
+                 tflite::BuiltinOptions_TransposeConvOptions,
+                 ER_OPTIONS(tflite::CreateTransposeConvOptions(fbb, tflite::Padding_SAME, 1, 2621442)));
+         b.SetInputs({x});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
+      {"conv_huge_dilation", "load", "spans more than 2^30",
+       [] {
+         return OneOp(tflite::BuiltinOperator_CONV_2D, TensorType::kFloat32, {1, 4, 4, 1},
+                      Const(TensorType::kFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.0f)),
+                      tflite::BuiltinOptions_Conv2DOptions,
+                      ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1,
+                                                             tflite::ActivationFunctionType_NONE, 2000000000, 1)));
+       }},
       {"split_zero", "load", "SPLIT",
        [] {
          ModelBuilder b;

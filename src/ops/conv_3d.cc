@@ -1,5 +1,8 @@
 // CONV_3D: float 3-D convolution over NDHWC with a DHWIO filter, optional bias, SAME/VALID
 // padding, strides, dilations, fused activation.
+#include <algorithm>
+#include <cstdint>
+
 #include "ops/conv3d_util.h"
 
 namespace edgerun::ops {
@@ -34,8 +37,14 @@ Status Prepare(OpContext& ctx, Conv3DState& state) {
     if (k <= 0) return ctx.Error("empty filter ", Describe(filter));
     out[1 + i] = ComputeOutSize(padding, in, k, state.params.stride[i], state.params.dilation[i]);
     if (out[1 + i] < 0) return ctx.Error("filter ", Describe(filter), " does not fit input ", Describe(input));
-    const int effective = (k - 1) * state.params.dilation[i] + 1;
-    state.params.pad[i] = std::max(0, ((out[1 + i] - 1) * state.params.stride[i] + effective - in) / 2);
+    // In 64 bits: dilations and strides come from the file.
+    const int64_t effective = (int64_t{k} - 1) * state.params.dilation[i] + 1;
+    if (effective > (int64_t{1} << 30)) {
+      return ctx.Error("filter ", Describe(filter), " with dilation ", state.params.dilation[i],
+                       " spans more than 2^30 elements");
+    }
+    const int64_t total = (int64_t{out[1 + i]} - 1) * state.params.stride[i] + effective - in;
+    state.params.pad[i] = static_cast<int>(std::clamp<int64_t>(total / 2, 0, INT32_MAX));
   }
   return ctx.ResizeOutput(0, out);
 }

@@ -1,6 +1,7 @@
 #include "ops/conv_util.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "quant/fixed_point.h"
 #include "quant/hybrid.h"
@@ -18,6 +19,12 @@ Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Te
                      ") must be positive");
   }
   if (kh <= 0 || kw <= 0) return ctx.Error("window ", kh, "x", kw, " must not be empty");
+  // The dilated window must fit an int with room to spare: the kernels add it to row offsets.
+  constexpr int64_t kMaxWindow = int64_t{1} << 30;
+  if ((int64_t{kh} - 1) * g.dilation_h + 1 > kMaxWindow || (int64_t{kw} - 1) * g.dilation_w + 1 > kMaxWindow) {
+    return ctx.Error("window ", kh, "x", kw, " with dilations (", g.dilation_h, ",", g.dilation_w,
+                     ") spans more than 2^30 rows or columns");
+  }
   *out_h = ComputeOutSize(g.padding, input->dim(1), kh, g.stride_h, g.dilation_h);
   *out_w = ComputeOutSize(g.padding, input->dim(2), kw, g.stride_w, g.dilation_w);
   if (*out_h < 0 || *out_w < 0) {

@@ -1,6 +1,8 @@
 #include "ops/op_util.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace edgerun::ops {
 
@@ -142,19 +144,23 @@ void QuantizedActivationRange(Activation act, const Tensor* output, int32_t* min
   *max = qmax;
 }
 
+// In 64 bits: strides and dilations come from the file and may be as large as an int. Results
+// that do not fit an int come back as -1 (an output size) or INT_MAX (a padding), which the
+// callers reject.
 int ComputeOutSize(tflite::Padding padding, int in, int filter, int stride, int dilation) {
   if (stride <= 0) return 0;
-  const int effective_filter = (filter - 1) * dilation + 1;
-  if (padding == tflite::Padding_SAME) return (in + stride - 1) / stride;
-  return (in + stride - effective_filter) / stride;
+  const int64_t effective_filter = (int64_t{filter} - 1) * dilation + 1;
+  const int64_t out = padding == tflite::Padding_SAME ? (int64_t{in} + stride - 1) / stride
+                                                      : (int64_t{in} + stride - effective_filter) / stride;
+  return out > INT32_MAX || out < INT32_MIN ? -1 : static_cast<int>(out);
 }
 
 static int PaddingForDim(int stride, int dilation, int in, int filter, int out, int* offset) {
-  const int effective_filter = (filter - 1) * dilation + 1;
-  int total = (out - 1) * stride + effective_filter - in;
-  total = total > 0 ? total : 0;
-  *offset = total % 2;
-  return total / 2;
+  const int64_t effective_filter = (int64_t{filter} - 1) * dilation + 1;
+  int64_t total = (int64_t{out} - 1) * stride + effective_filter - in;
+  total = std::clamp<int64_t>(total, 0, INT32_MAX);
+  *offset = static_cast<int>(total % 2);
+  return static_cast<int>(total / 2);
 }
 
 PaddingValues ComputePadding(int stride_h, int stride_w, int dilation_h, int dilation_w, int in_h, int in_w,

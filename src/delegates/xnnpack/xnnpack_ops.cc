@@ -4,6 +4,7 @@
 // with that reason.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "delegates/xnnpack/xnnpack_graph.h"
@@ -221,13 +222,17 @@ Status TransposeConv(GraphBuilder& b, const OpContext& ctx, OpTraits* traits) {
   ER_RETURN_IF_ERROR(ActivationRange(o->fused_activation_function(), &min, &max));
   // TFLite's padding is that of a convolution from the output back to the input; XNNPACK
   // crops `padding` from a full deconvolution and adds `adjustment` rows at the end.
-  auto geometry = [&](int in, int out, int k, int stride, uint32_t* before, uint32_t* after, uint32_t* adjust) {
-    const int full = (in - 1) * stride + k;
-    int total = o->padding() == tflite::Padding_SAME ? std::max(0, full - out) : 0;
+  // In 64 bits: the stride comes from the file and may be anything the builtin kernel accepts.
+  auto geometry = [&](int64_t in, int64_t out, int64_t k, int64_t stride, uint32_t* before, uint32_t* after,
+                      uint32_t* adjust) {
+    if (stride < 1 || stride > INT32_MAX || in < 1 || k < 1) return false;
+    const int64_t full = (in - 1) * stride + k;
+    if (full > INT32_MAX) return false;
+    const int64_t total = o->padding() == tflite::Padding_SAME ? std::max<int64_t>(0, full - out) : 0;
     *before = static_cast<uint32_t>(total / 2);
     *after = static_cast<uint32_t>(total - total / 2);
-    const int adj = out - (full - total);
-    *adjust = static_cast<uint32_t>(std::max(0, adj));
+    const int64_t adj = out - (full - total);
+    *adjust = static_cast<uint32_t>(std::max<int64_t>(0, adj));
     return adj >= 0 && adj < stride;
   };
   uint32_t top, bottom, adj_h, left, right, adj_w;

@@ -3,6 +3,8 @@
 // Skipped when edgerun is built without XNNPACK.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -686,6 +688,38 @@ TEST(Xnnpack, ResizeBetweenInvocations) {
     }
     EXPECT_TRUE(testing::AllNear(testing::GetOutput<float>(*xnn, 0), testing::GetOutput<float>(*builtin, 0), 1e-4f));
   }
+}
+
+// Threads of this process, from /proc (Linux).
+int ProcessThreads() {
+  int n = 0;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (const dirent* entry = readdir(dir)) n += entry->d_name[0] != '.';
+    closedir(dir);
+  }
+  return n;
+}
+
+TEST(Xnnpack, SharesTheInterpretersThreadPool) {
+  // num_threads = 3 means three threads busy in all: the caller and two workers that the builtin
+  // kernels and XNNPACK both use, not two more of XNNPACK's own.
+  SKIP_WITHOUT_XNNPACK();
+  const int before = ProcessThreads();
+  ASSERT_GT(before, 0);
+  InterpreterOptions options;
+  options.num_threads = 3;
+  options.xnnpack_min_partition_nodes = 1;
+  auto interpreter = testing::Build(ConvTanhConv(), options);
+  ASSERT_TRUE(interpreter);
+  ASSERT_FALSE(interpreter->delegation()->partitions.empty());
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(ProcessThreads() - before, 2);
+  // A delegate made with a thread count keeps a pool of its own, as TFLite's options do.
+  options.use_xnnpack = false;
+  options.delegates = {CreateXnnpackDelegate(2, 1)};
+  auto own = testing::Build(ConvTanhConv(), options);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(ProcessThreads() - before, 2 + 2 + 1);
 }
 
 TEST(Xnnpack, OffByOption) {

@@ -47,7 +47,8 @@ struct InterpreterOptions {
   int64_t max_while_iterations = 100000000;    // per WHILE op invocation
   int max_subgraph_depth = 64;                 // nesting of WHILE / IF / CALL_ONCE calls
   // XNNPACK runs the float32, int8 and uint8 nodes it supports, as in TFLite (when edgerun was
-  // built with it; see XnnpackAvailable). Its threads: num_threads.
+  // built with it; see XnnpackAvailable). It runs on the interpreter's thread pool (num_threads
+  // threads in all, shared with the builtin kernels).
   bool use_xnnpack = true;
   // XNNPACK partitions of fewer nodes stay on the builtin kernels, unless they hold a
   // convolution-like node or the whole subgraph.
@@ -58,9 +59,11 @@ struct InterpreterOptions {
 
 // True when this build of edgerun has the XNNPACK delegate.
 bool XnnpackAvailable();
-// A new XNNPACK delegate (for InterpreterOptions::delegates or ModifyGraphWithDelegate) with its
-// own thread pool; null when XNNPACK is not available.
-std::shared_ptr<Delegate> CreateXnnpackDelegate(int num_threads = 1, int min_partition_nodes = 2);
+// A new XNNPACK delegate (for InterpreterOptions::delegates or ModifyGraphWithDelegate); null when
+// XNNPACK is not available. num_threads 0: run on the thread pool of each interpreter it is
+// applied to (what use_xnnpack does); N >= 1: on a pool of its own with N threads, as TFLite's
+// XNNPACK delegate options do.
+std::shared_ptr<Delegate> CreateXnnpackDelegate(int num_threads = 0, int min_partition_nodes = 2);
 
 class Interpreter {
  public:

@@ -2,13 +2,26 @@
 
 #include <algorithm>
 
+#if EDGERUN_THREADPOOL_PTHREADPOOL
+#include <pthreadpool.h>
+#endif
+
 namespace edgerun {
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+  if (num_threads_ == 1) return;
+#if EDGERUN_THREADPOOL_PTHREADPOOL
+  pthreadpool_ = pthreadpool_create(static_cast<size_t>(num_threads_));
+  if (pthreadpool_ != nullptr) return;
+  // Out of threads or memory: fall back to the std::thread backend rather than fail.
+#endif
   for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
+#if EDGERUN_THREADPOOL_PTHREADPOOL
+  if (pthreadpool_ != nullptr) pthreadpool_destroy(pthreadpool_);
+#endif
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -45,6 +58,19 @@ void ThreadPool::ParallelFor(int64_t num_tasks, const std::function<void(int64_t
     for (int64_t t = 0; t < num_tasks; ++t) fn(t);
     return;
   }
+#if EDGERUN_THREADPOOL_PTHREADPOOL
+  if (pthreadpool_ != nullptr) {
+    // pthreadpool hands out tasks dynamically (work stealing) and serializes concurrent callers.
+    pthreadpool_parallelize_1d(
+        pthreadpool_,
+        [](void* context, size_t task) {
+          (*static_cast<const std::function<void(int64_t)>*>(context))(static_cast<int64_t>(task));
+        },
+        const_cast<std::function<void(int64_t)>*>(&fn), static_cast<size_t>(num_tasks), 0);
+    return;
+  }
+#endif
+  std::lock_guard<std::mutex> one_caller(call_mutex_);
   std::unique_lock<std::mutex> lock(mutex_);
   fn_ = &fn;
   num_tasks_ = num_tasks;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/thread_pool.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
@@ -164,7 +165,8 @@ class XnnpackKernel : public DelegateKernel {
 
 class XnnpackDelegate : public Delegate {
  public:
-  XnnpackDelegate(int num_threads, int min_partition_nodes) : min_partition_nodes_(min_partition_nodes) {
+  XnnpackDelegate(int num_threads, int min_partition_nodes)
+      : min_partition_nodes_(min_partition_nodes), own_threadpool_(num_threads > 0) {
     if (num_threads > 1) threadpool_ = pthreadpool_create(static_cast<size_t>(num_threads));
   }
   ~XnnpackDelegate() override {
@@ -203,8 +205,11 @@ class XnnpackDelegate : public Delegate {
     return NodeClaim::Yes(traits.heavy);
   }
 
-  Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext&, const Partition&) override {
-    return std::unique_ptr<DelegateKernel>(new XnnpackKernel(threadpool_));
+  Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext& ctx, const Partition&) override {
+    // Without a pool of its own, the delegate shares the interpreter's (null there when the
+    // interpreter has one thread, or in ThreadSanitizer builds: XNNPACK then runs on the caller).
+    pthreadpool_t pool = own_threadpool_ ? threadpool_ : ctx.thread_pool()->pthreadpool();
+    return std::unique_ptr<DelegateKernel>(new XnnpackKernel(pool));
   }
 
  private:
@@ -240,6 +245,7 @@ class XnnpackDelegate : public Delegate {
   }
 
   int min_partition_nodes_;
+  bool own_threadpool_;
   pthreadpool_t threadpool_ = nullptr;
 };
 

@@ -18,17 +18,6 @@ struct GatherState {
   int64_t index_vector_dim = 0;
 };
 
-Status CheckDims(OpContext& ctx, const std::vector<int64_t>& dims, const char* name, int64_t bound, bool sorted) {
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 0 || dims[i] >= bound) return ctx.Error(name, " value ", dims[i], " is outside [0, ", bound, ")");
-    for (size_t j = 0; j < i; ++j) {
-      if (dims[j] == dims[i]) return ctx.Error(name, " repeats ", dims[i]);
-    }
-    if (sorted && i > 0 && dims[i] < dims[i - 1]) return ctx.Error(name, " must be sorted");
-  }
-  return Status::Ok();
-}
-
 Status Prepare(OpContext& ctx, GatherState& s) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const Tensor* operand = ctx.input(0);
@@ -53,7 +42,7 @@ Status Prepare(OpContext& ctx, GatherState& s) {
       return ctx.Error("slice size ", s.slice_sizes[d], " of dim ", d, " does not fit operand ", Describe(operand));
     }
   }
-  ER_RETURN_IF_ERROR(CheckDims(ctx, s.collapsed, "collapsed_slice_dims", rank, false));
+  ER_RETURN_IF_ERROR(stablehlo::CheckDimensionList(ctx, s.collapsed, "collapsed_slice_dims", rank, false));
   for (int64_t d : s.collapsed) {
     // A collapsed dim of slice size 0 would drop an empty dim from the result (and read outside
     // the operand); only a non-empty operand can have it, and its slice must then be 1 wide.
@@ -69,13 +58,13 @@ Status Prepare(OpContext& ctx, GatherState& s) {
   if (static_cast<int64_t>(s.start_index_map.size()) != vector_size) {
     return ctx.Error("start_index_map has ", s.start_index_map.size(), " dims for index vectors of ", vector_size);
   }
-  ER_RETURN_IF_ERROR(CheckDims(ctx, s.start_index_map, "start_index_map", rank, false));
+  ER_RETURN_IF_ERROR(stablehlo::CheckDimensionList(ctx, s.start_index_map, "start_index_map", rank, false));
   const int batch_rank = indices->rank() - (explicit_vector ? 1 : 0);
   const int64_t result_rank = static_cast<int64_t>(s.offset_dims.size()) + batch_rank;
   if (static_cast<int64_t>(s.offset_dims.size()) != rank - static_cast<int64_t>(s.collapsed.size())) {
     return ctx.Error("offset_dims has ", s.offset_dims.size(), " dims, the slices keep ", rank - s.collapsed.size());
   }
-  ER_RETURN_IF_ERROR(CheckDims(ctx, s.offset_dims, "offset_dims", result_rank, true));
+  ER_RETURN_IF_ERROR(stablehlo::CheckDimensionList(ctx, s.offset_dims, "offset_dims", result_rank, true));
   Shape shape;
   int slice_dim = 0, batch_dim = 0;
   for (int64_t d = 0; d < result_rank; ++d) {

@@ -6,14 +6,6 @@
 namespace edgerun::ops {
 namespace {
 
-Status Prepare(OpContext& ctx) {
-  ER_RETURN_IF_ERROR(stablehlo::PrepareSameShapeBinary(ctx));
-  if (!stablehlo::IsElementwiseType(ctx.input(0)->type)) {
-    return ctx.Unsupported("type ", TensorTypeName(ctx.input(0)->type), " is not supported");
-  }
-  return Status::Ok();
-}
-
 Status Eval(OpContext& ctx) {
   return stablehlo::EvalSameShapeBinary(ctx, [](auto a, auto b) { return a < b ? b : a; });
 }
@@ -22,7 +14,8 @@ Status Eval(OpContext& ctx) {
 
 OpRegistration RegisterStablehloMaximum() {
   return MakeBuiltin(tflite::BuiltinOperator_STABLEHLO_MAXIMUM, 1,
-                     "float16, float32, float64, int8/16/32/64, uint8/16/32/64, bool", Prepare, Eval);
+                     "float16, float32, float64, int8/16/32/64, uint8/16/32/64, bool",
+                     stablehlo::PrepareElementwiseBinary, Eval);
 }
 
 }  // namespace edgerun::ops

@@ -26,17 +26,6 @@ struct ScatterState {
   stablehlo::BodyCaller caller;
 };
 
-Status CheckDims(OpContext& ctx, const std::vector<int64_t>& dims, const char* name, int64_t bound, bool sorted) {
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 0 || dims[i] >= bound) return ctx.Error(name, " value ", dims[i], " is outside [0, ", bound, ")");
-    for (size_t j = 0; j < i; ++j) {
-      if (dims[j] == dims[i]) return ctx.Error(name, " repeats ", dims[i]);
-    }
-    if (sorted && i > 0 && dims[i] < dims[i - 1]) return ctx.Error(name, " must be sorted");
-  }
-  return Status::Ok();
-}
-
 Status Prepare(OpContext& ctx, ScatterState& s) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
   const Tensor* operand = ctx.input(0);
@@ -54,8 +43,8 @@ Status Prepare(OpContext& ctx, ScatterState& s) {
   s.to_operand = stablehlo::ReadLongs(o->scatter_dims_to_operand_dims());
   s.index_vector_dim = o->index_vector_dim();
   const int rank = operand->rank();
-  ER_RETURN_IF_ERROR(CheckDims(ctx, s.window_dims, "update_window_dims", updates->rank(), true));
-  ER_RETURN_IF_ERROR(CheckDims(ctx, s.inserted, "inserted_window_dims", rank, false));
+  ER_RETURN_IF_ERROR(stablehlo::CheckDimensionList(ctx, s.window_dims, "update_window_dims", updates->rank(), true));
+  ER_RETURN_IF_ERROR(stablehlo::CheckDimensionList(ctx, s.inserted, "inserted_window_dims", rank, false));
   if (static_cast<int64_t>(s.window_dims.size() + s.inserted.size()) != rank) {
     return ctx.Error(s.window_dims.size(), " update_window_dims and ", s.inserted.size(),
                      " inserted_window_dims for operand ", Describe(operand));
@@ -69,7 +58,7 @@ Status Prepare(OpContext& ctx, ScatterState& s) {
     return ctx.Error("scatter_dims_to_operand_dims has ", s.to_operand.size(), " dims for index vectors of ",
                      vector_size);
   }
-  ER_RETURN_IF_ERROR(CheckDims(ctx, s.to_operand, "scatter_dims_to_operand_dims", rank, false));
+  ER_RETURN_IF_ERROR(stablehlo::CheckDimensionList(ctx, s.to_operand, "scatter_dims_to_operand_dims", rank, false));
   // The updates' other dims walk the index vectors: they must match scatter_indices' batch dims.
   Shape batch_shape;
   for (int d = 0; d < indices->rank(); ++d) {

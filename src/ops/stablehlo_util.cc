@@ -4,6 +4,18 @@
 
 namespace edgerun::ops::stablehlo {
 
+Status CheckDimensionList(const OpContext& ctx, const std::vector<int64_t>& dims, const char* name, int64_t bound,
+                          bool sorted) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] >= bound) return ctx.Error(name, " value ", dims[i], " is outside [0, ", bound, ")");
+    for (size_t j = 0; j < i; ++j) {
+      if (dims[j] == dims[i]) return ctx.Error(name, " repeats ", dims[i]);
+    }
+    if (sorted && i > 0 && dims[i] < dims[i - 1]) return ctx.Error(name, " must be sorted");
+  }
+  return Status::Ok();
+}
+
 Status PrepareSameShapeBinary(OpContext& ctx) {
   ER_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const Tensor* a = ctx.input(0);
@@ -14,6 +26,14 @@ Status PrepareSameShapeBinary(OpContext& ctx) {
     return ctx.Error("inputs ", Describe(a), " and ", Describe(b), " must have the same shape (no broadcasting)");
   }
   return ctx.ResizeOutput(0, a->shape);
+}
+
+Status PrepareElementwiseBinary(OpContext& ctx) {
+  ER_RETURN_IF_ERROR(PrepareSameShapeBinary(ctx));
+  if (!IsElementwiseType(ctx.input(0)->type)) {
+    return ctx.Unsupported("type ", TensorTypeName(ctx.input(0)->type), " is not supported");
+  }
+  return Status::Ok();
 }
 
 Body ClassifyBody(const Subgraph& body) {

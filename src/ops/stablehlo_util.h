@@ -118,8 +118,16 @@ inline int64_t FlatIndex(const Shape& shape, const std::vector<int64_t>& index) 
   return flat;
 }
 
+// A list of dimension numbers from an op's options (offset_dims, collapsed_slice_dims, ...): each
+// in [0, bound), none repeated, ascending when `sorted`. The error names the list.
+Status CheckDimensionList(const OpContext& ctx, const std::vector<int64_t>& dims, const char* name, int64_t bound,
+                          bool sorted);
+
 // Two same-typed, same-shaped inputs, one output of that shape (TFLite's ElementwisePrepare).
 Status PrepareSameShapeBinary(OpContext& ctx);
+// PrepareSameShapeBinary, for an op whose eval runs every type EvalSameShapeBinary does
+// (float16 included): ADD, MULTIPLY, MAXIMUM, MINIMUM.
+Status PrepareElementwiseBinary(OpContext& ctx);
 
 // output[i] = fn(a[i], b[i]) for an op prepared with PrepareSameShapeBinary; fn is generic over
 // the element types DispatchType gives (with_float16: whether float16 is one of them).

@@ -74,4 +74,11 @@ Status CheckSameQuantization(const OpContext& ctx) {
   return Status::Ok();
 }
 
+Status PrepareReduceExtremum(OpContext& ctx, ReduceState& state) {
+  ER_RETURN_IF_ERROR(PrepareReduce(ctx, state,
+                                   {TensorType::kFloat32, TensorType::kInt32, TensorType::kInt64, TensorType::kUInt8,
+                                    TensorType::kInt8, TensorType::kInt16}));
+  return CheckSameQuantization(ctx);
+}
+
 }  // namespace edgerun::ops

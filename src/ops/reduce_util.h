@@ -3,6 +3,8 @@
 // empty list reduces nothing, a scalar input ignores them), keep_dims from ReducerOptions.
 #pragma once
 
+#include <limits>
+
 #include "kernels/reference/reduce.h"
 #include "ops/op_util.h"
 
@@ -34,6 +36,34 @@ void ReduceEach(OpContext& ctx, const ReduceState& state, T empty, Next next) {
   Tensor* output = ctx.output(0);
   reference::ReduceFold(input->shape, state.reduced, input->data_as<T>(), output->data_as<T>(), output->num_elements(),
                         empty, [](T x) { return x; }, next);
+}
+
+// REDUCE_MAX (kMax) and REDUCE_MIN: float32, int32, int64, uint8, int8, int16; quantized types
+// compare stored values, so input and output must share scale and zero point. Elements fold in
+// input order as acc = (acc > x) ? acc : x (or <), which is how TFLite treats NaN; an empty
+// reduction gives lowest() (or max()).
+Status PrepareReduceExtremum(OpContext& ctx, ReduceState& state);
+template <bool kMax>
+Status EvalReduceExtremum(OpContext& ctx, ReduceState& state) {
+  ER_RETURN_IF_ERROR(ResolveReduce(ctx, state));
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (kMax) {
+      ReduceEach<T>(ctx, state, std::numeric_limits<T>::lowest(), [](T acc, T x) { return (acc > x) ? acc : x; });
+    } else {
+      ReduceEach<T>(ctx, state, std::numeric_limits<T>::max(), [](T acc, T x) { return (acc < x) ? acc : x; });
+    }
+  };
+  switch (ctx.input(0)->type) {
+    case TensorType::kFloat32: run(float{}); break;
+    case TensorType::kInt32: run(int32_t{}); break;
+    case TensorType::kInt64: run(int64_t{}); break;
+    case TensorType::kUInt8: run(uint8_t{}); break;
+    case TensorType::kInt8: run(int8_t{}); break;
+    case TensorType::kInt16: run(int16_t{}); break;
+    default: return ctx.Unsupported("unsupported type ", TensorTypeName(ctx.input(0)->type));
+  }
+  return Status::Ok();
 }
 
 }  // namespace edgerun::ops

@@ -90,7 +90,8 @@ class SingleOp {
 // Deterministic pseudo-random floats in [lo, hi] (the same for a given seed on every machine).
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 
-// Options writer for ModelBuilder::AddOp from a Create*Options call.
-#define ER_OPTIONS(expr) [&](flatbuffers::FlatBufferBuilder& fbb) { return (expr).Union(); }
+// Options writer for ModelBuilder::AddOp from a Create*Options call. It captures by value: the
+// builder may call it after the scope that made it has ended.
+#define ER_OPTIONS(expr) [=](flatbuffers::FlatBufferBuilder& fbb) { return (expr).Union(); }
 
 }  // namespace edgerun::testing

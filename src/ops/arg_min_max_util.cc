@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "kernels/reference/arg_min_max.h"
+#include "kernels/optimized/arg_min_max.h"
 
 namespace edgerun::ops {
 namespace {
@@ -53,9 +53,9 @@ void Run(OpContext& ctx, int axis, bool is_max) {
   const T* in = input->data_as<T>();
   Index* out = ctx.output(0)->data_as<Index>();
   if (is_max) {
-    reference::ArgMinMax(in, outer, input->dim(axis), inner, out, Greater());
+    optimized::ArgMinMax(ctx.thread_pool(), in, outer, input->dim(axis), inner, out, Greater());
   } else {
-    reference::ArgMinMax(in, outer, input->dim(axis), inner, out, Less());
+    optimized::ArgMinMax(ctx.thread_pool(), in, outer, input->dim(axis), inner, out, Less());
   }
 }
 

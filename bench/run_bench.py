@@ -30,6 +30,17 @@ CONFORMANCE_MODELS = [
     ("VWW 96 int8 (mlperf)", "mlperf_vww_96_int8"),
     ("DeepLab v3 MNv2 0.5 uint8 (coral)", "coral_deeplabv3_mnv2_dm05_pascal_quant"),
     ("LSTM MNIST float32 (tflm)", "tflm_trained_lstm"),
+    # The other application models of the corpus (issue 5: <= 0.5x LiteRT on each).
+    ("MoveNet Lightning int8 (coral)", "coral_movenet_single_pose_lightning_ptq"),
+    ("Traffic SSD uint8 (coral)", "coral_traffic_model"),
+    ("BlazeFace float32 (mlkit)", "litert_blazeface_mlkit_v1"),
+    ("ResNet (mlperf) int8", "mlperf_pretrainedResnet_quant"),
+    ("VWW 96 float32 (mlperf)", "mlperf_vww_96_float"),
+    ("ToyCar int8 (mlperf)", "mlperf_toycar_int8"),
+    ("ToyCar hybrid (mlperf)", "mlperf_toycar_hybrid"),
+    ("DeepLab v3 float32 (tfls)", "tfls_deeplabv3_float"),
+    ("YAMNet float32 (tfls)", "tfls_yamnet_classifier"),
+    ("Micro speech int8 (tflm)", "tflm_micro_speech_quantized"),
 ]
 SYNTHETIC_MODELS = [
     ("MobileNet v2 1.0 224 float32 (synthetic)", "mobilenet_v2", False),

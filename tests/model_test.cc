@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "edgerun/model.h"
+#include "model/flatbuffer_read.h"
 #include "test_util.h"
 #include "tflite_generated.h"
 
@@ -24,6 +26,25 @@ std::vector<uint8_t> AddModel() {
   b.SetOutputs({y});
   b.AddMetadata("min_runtime_version", {'1', '.', '5', 0});
   return b.Finish();
+}
+
+TEST(Model, ReadsMisalignedInt64Vectors) {
+  // The verifier lets a [long] vector's elements sit 4 bytes off an 8-byte boundary (fuzz_model
+  // found one in a zero_point vector); reading them must not load a misaligned int64_t, which
+  // UBSan reports in the sanitizer build.
+  const uint32_t size = 2;
+  const int64_t values[2] = {-3, int64_t{1} << 40};
+  alignas(8) uint8_t aligned[8 + sizeof(values)] = {};  // length at 4, elements at 8
+  std::memcpy(aligned + 4, &size, 4);
+  std::memcpy(aligned + 8, values, sizeof(values));
+  alignas(8) uint8_t misaligned[4 + sizeof(values)] = {};  // length at 0, elements at 4
+  std::memcpy(misaligned, &size, 4);
+  std::memcpy(misaligned + 4, values, sizeof(values));
+  for (const uint8_t* vector : {static_cast<const uint8_t*>(aligned + 4), static_cast<const uint8_t*>(misaligned)}) {
+    const auto* v = reinterpret_cast<const flatbuffers::Vector<int64_t>*>(vector);
+    EXPECT_EQ(ReadInt64Vector(v), std::vector<int64_t>(values, values + 2));
+  }
+  EXPECT_TRUE(ReadInt64Vector(nullptr).empty());
 }
 
 TEST(Model, LoadsFromBufferAndReadsFields) {

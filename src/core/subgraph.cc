@@ -6,6 +6,7 @@
 
 #include "core/arena_planner.h"
 #include "delegates/partition.h"
+#include "model/flatbuffer_read.h"
 #include "tflite_generated.h"
 
 namespace edgerun {
@@ -71,7 +72,7 @@ Status Subgraph::Build(const Model& model, const OpResolver& resolver) {
     if (const auto* q = src.quantization()) {
       if (q->scale()) tensor.quantization.scale.assign(q->scale()->begin(), q->scale()->end());
       if (q->zero_point()) {
-        tensor.quantization.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+        tensor.quantization.zero_point = ReadInt64Vector(q->zero_point());
       }
       if (!tensor.quantization.scale.empty() && tensor.quantization.zero_point.empty()) {
         tensor.quantization.zero_point.assign(tensor.quantization.scale.size(), 0);
@@ -612,6 +613,13 @@ std::string Subgraph::UndelegatableReason(int node_index) const {
     }
   }
   return "";
+}
+
+void Subgraph::DiscardDelegateKernels() {
+  needs_allocation_ = true;
+  nodes_.resize(num_model_nodes_);  // the partition nodes point into partitions_
+  plan_.clear();
+  partitions_.clear();
 }
 
 Status Subgraph::ApplyDelegates() {

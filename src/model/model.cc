@@ -17,6 +17,7 @@
 
 #include "edgerun/op.h"
 #include "edgerun/tensor.h"
+#include "model/flatbuffer_read.h"
 #include "edgerun/types.h"
 #include "tflite_generated.h"
 
@@ -189,8 +190,8 @@ Status ValidateQuantization(const tflite::QuantizationParameters& q, const Shape
     if (type == TensorType::kUInt8) lo = 0, hi = 255;
     if (type == TensorType::kInt16) lo = -32768, hi = 32767;
     if (type == TensorType::kInt4) lo = -8, hi = 7;
-    for (uint32_t i = 0; lo <= hi && i < num_zero_points; ++i) {
-      const int64_t zp = q.zero_point()->Get(i);
+    const std::vector<int64_t> zero_points = lo <= hi ? ReadInt64Vector(q.zero_point()) : std::vector<int64_t>();
+    for (const int64_t zp : zero_points) {
       if (zp < lo || zp > hi) {
         return Status::Errorf("zero point ", zp, " is outside the range of ", TensorTypeName(type));
       }

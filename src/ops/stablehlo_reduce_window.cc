@@ -26,7 +26,7 @@ Status LoadOption(OpContext& ctx, const flatbuffers::Vector<int64_t>* v, const c
     return Status::Ok();
   }
   if (v->size() != size) return ctx.Error(name, " has ", v->size(), " values, expected ", size);
-  out->assign(v->begin(), v->end());
+  *out = ReadInt64Vector(v);
   for (int64_t x : *out) {
     if (positive && x <= 0) return ctx.Error(name, " value ", x, " must be positive");
     if (x < -(int64_t{1} << 31) || x > (int64_t{1} << 31)) return ctx.Error(name, " value ", x, " is out of range");

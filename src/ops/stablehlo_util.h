@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/reference/reduce_window.h"
+#include "model/flatbuffer_read.h"
 #include "ops/control_flow_util.h"
 #include "quant/float16.h"
 
@@ -96,9 +97,7 @@ bool DispatchType(TensorType type, Fn&& fn, bool with_float16 = true, bool with_
 }
 
 // An int64 array option (absent = empty).
-inline std::vector<int64_t> ReadLongs(const flatbuffers::Vector<int64_t>* v) {
-  return v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>();
-}
+inline std::vector<int64_t> ReadLongs(const flatbuffers::Vector<int64_t>* v) { return ReadInt64Vector(v); }
 
 inline bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 

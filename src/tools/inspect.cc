@@ -5,6 +5,7 @@
 
 #include "core/subgraph.h"
 #include "edgerun/interpreter.h"
+#include "model/flatbuffer_read.h"
 #include "tflite_generated.h"
 #include "tools/cli.h"
 
@@ -231,8 +232,7 @@ int RunInspect(const std::vector<std::string>& args) {
         if (t->quantization() && t->quantization()->scale()) {
           tensor.quantization.scale.assign(t->quantization()->scale()->begin(), t->quantization()->scale()->end());
           if (t->quantization()->zero_point()) {
-            tensor.quantization.zero_point.assign(t->quantization()->zero_point()->begin(),
-                                                  t->quantization()->zero_point()->end());
+            tensor.quantization.zero_point = ReadInt64Vector(t->quantization()->zero_point());
           }
           tensor.quantization.quantized_dimension = t->quantization()->quantized_dimension();
         }

@@ -488,6 +488,13 @@ TEST(Xnnpack, Activations) {
   }
   ExpectMatchesBuiltin(UnaryModel(Op::BuiltinOperator_ELU, kI8, shape, Q(0.05f, 3), Q(0.04f, 10)), "ELU int8");
   ExpectMatchesBuiltin(UnaryModel(Op::BuiltinOperator_TANH, kF32, shape), "TANH: refused", {}, 0);
+  // 0-D: this XNNPACK's unary operators abort on them (an assertion found by fuzz_graph), so they
+  // stay on the builtin kernels.
+  for (Op code : {Op::BuiltinOperator_ROUND, Op::BuiltinOperator_ABS, Op::BuiltinOperator_RELU,
+                  Op::BuiltinOperator_LOGISTIC}) {
+    ExpectMatchesBuiltin(UnaryModel(code, kF32, {}), StrCat(tflite::EnumNameBuiltinOperator(code), " 0-D: refused"), {},
+                         0, -4.0f, 4.0f);
+  }
 }
 
 TEST(Xnnpack, Prelu) {
@@ -720,6 +727,36 @@ TEST(Xnnpack, SharesTheInterpretersThreadPool) {
   auto own = testing::Build(ConvTanhConv(), options);
   ASSERT_TRUE(own);
   EXPECT_EQ(ProcessThreads() - before, 2 + 2 + 1);
+}
+
+TEST(Xnnpack, SetNumThreadsRemakesThePoolAndTheDelegateKernels) {
+  SKIP_WITHOUT_XNNPACK();
+  InterpreterOptions options;
+  options.xnnpack_min_partition_nodes = 1;
+  auto interpreter = testing::Build(ConvTanhConv(), options);
+  ASSERT_TRUE(interpreter);
+  Tensor* input = interpreter->input(0);
+  const auto values = testing::RandomFloats(static_cast<size_t>(input->num_elements()), 5);
+  std::memcpy(input->data, values.data(), input->bytes);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  const std::vector<float> one_thread = testing::GetOutput<float>(*interpreter, 0);
+  const int before = ProcessThreads();
+
+  EXPECT_FALSE(interpreter->SetNumThreads(0).ok());
+  ASSERT_TRUE(interpreter->SetNumThreads(3).ok());
+  EXPECT_EQ(interpreter->options().num_threads, 3);
+  EXPECT_FALSE(interpreter->Invoke().ok());  // AllocateTensors must come first
+  ASSERT_TRUE(interpreter->AllocateTensors().ok());
+  EXPECT_FALSE(interpreter->delegation()->partitions.empty());
+  EXPECT_EQ(ProcessThreads() - before, 2);
+  input = interpreter->input(0);
+  std::memcpy(input->data, values.data(), input->bytes);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_TRUE(testing::AllNear(testing::GetOutput<float>(*interpreter, 0), one_thread, 1e-5f));
+
+  ASSERT_TRUE(interpreter->SetNumThreads(-1).ok());  // the default: 1
+  ASSERT_TRUE(interpreter->AllocateTensors().ok());
+  EXPECT_EQ(ProcessThreads() - before, 0);
 }
 
 TEST(Xnnpack, OffByOption) {

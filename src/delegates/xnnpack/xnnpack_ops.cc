@@ -83,6 +83,13 @@ const std::initializer_list<Kind> kFloatOnly = {Kind::kF32};
 const std::initializer_list<Kind> kAll = {Kind::kF32, Kind::kQS8, Kind::kQU8};
 
 // Quantized ops that move values without arithmetic need equal quantization in and out.
+// This XNNPACK's unary, convert and copy operators take the channel count from the last
+// dimension and assert (abort) on a 0-D tensor, so those ops keep scalars on the builtin kernels.
+Status NotScalar(const Tensor* t) {
+  if (t->rank() < 1) return Refuse("0-D tensor '", t->name, "': this XNNPACK needs at least one dimension here");
+  return Status::Ok();
+}
+
 Status SameQuantization(const Tensor* a, const Tensor* b) {
   if (a->type == TensorType::kFloat32) return Status::Ok();
   if (a->scale() != b->scale() || a->zero_point() != b->zero_point()) {
@@ -386,6 +393,7 @@ Status Unary(GraphBuilder& b, const OpContext& ctx, std::initializer_list<Kind> 
   ER_RETURN_IF_ERROR(CheckCounts(ctx, 1, 1, 1));
   Io io{ctx};
   ER_RETURN_IF_ERROR(SameKind({io.input(0), io.output(0)}, kinds, nullptr));
+  ER_RETURN_IF_ERROR(NotScalar(io.input(0)));
   if (same_quantization) ER_RETURN_IF_ERROR(SameQuantization(io.input(0), io.output(0)));
   ER_ASSIGN_OR_RETURN_VALUE(uint32_t in, b.Value(io.in(0)));
   ER_ASSIGN_OR_RETURN_VALUE(uint32_t out, b.Value(io.out(0)));
@@ -472,6 +480,7 @@ Status Pad(GraphBuilder& b, const OpContext& ctx, bool v2) {
   const Tensor* output = io.output(0);
   ER_RETURN_IF_ERROR(SameKind({input, output}, kAll, nullptr));
   ER_RETURN_IF_ERROR(SameQuantization(input, output));
+  ER_RETURN_IF_ERROR(NotScalar(input));
   const Tensor* paddings = io.input(1);
   if (!paddings->is_constant()) return Refuse("paddings are not constant");
   std::vector<int64_t> p;
@@ -509,6 +518,8 @@ Status Reshape(GraphBuilder& b, const OpContext& ctx) {
   const Tensor* output = io.output(0);
   ER_RETURN_IF_ERROR(SameKind({input, output}, kAll, nullptr));
   ER_RETURN_IF_ERROR(SameQuantization(input, output));
+  ER_RETURN_IF_ERROR(NotScalar(input));
+  ER_RETURN_IF_ERROR(NotScalar(output));
   if (output->rank() > XNN_MAX_TENSOR_DIMS) return Refuse("rank over ", XNN_MAX_TENSOR_DIMS);
   ER_ASSIGN_OR_RETURN_VALUE(uint32_t in_id, b.Value(io.in(0)));
   ER_ASSIGN_OR_RETURN_VALUE(uint32_t out_id, b.Value(io.out(0)));
@@ -562,6 +573,7 @@ Status Dequantize(GraphBuilder& b, const OpContext& ctx) {
   const Kind in = KindOrRefuse(input, &st);
   ER_RETURN_IF_ERROR(st);
   if (in != Kind::kQS8 && in != Kind::kQU8) return Refuse("input is not 8-bit quantized");
+  ER_RETURN_IF_ERROR(NotScalar(input));
   if (io.output(0)->type != TensorType::kFloat32) return Refuse("output is not float32");
   ER_ASSIGN_OR_RETURN_VALUE(uint32_t in_id, b.Value(io.in(0)));
   ER_ASSIGN_OR_RETURN_VALUE(uint32_t out_id, b.Value(io.out(0)));

@@ -91,6 +91,10 @@ class Interpreter {
   // Adds a delegate after those already applied; it takes effect at the next AllocateTensors
   // (which this call makes necessary).
   Status ModifyGraphWithDelegate(std::shared_ptr<Delegate> delegate);
+  // Sets how many threads (the caller included) the kernels and the XNNPACK delegate use, as
+  // InterpreterOptions::num_threads does at creation; -1 means the default, 1. Delegate kernels
+  // are made anew, so AllocateTensors must follow (as after ModifyGraphWithDelegate).
+  Status SetNumThreads(int num_threads);
   // The delegates, in the order they are applied.
   const std::vector<std::shared_ptr<Delegate>>& delegates() const { return delegates_; }
   // Which nodes of a subgraph run where, and why delegates refused the others; null for a

@@ -77,6 +77,19 @@ Status Interpreter::ModifyGraphWithDelegate(std::shared_ptr<Delegate> delegate) 
   return Status::Ok();
 }
 
+Status Interpreter::SetNumThreads(int num_threads) {
+  if (num_threads == -1) num_threads = 1;
+  if (num_threads < 1) {
+    return Status::Errorf("SetNumThreads(", num_threads, "): the number of threads must be positive (or -1 for 1)");
+  }
+  if (num_threads == options_.num_threads) return Status::Ok();
+  // Delegate kernels may hold the old pool (XNNPACK runtimes do): they go first.
+  for (auto& s : subgraphs_) s->DiscardDelegateKernels();
+  options_.num_threads = num_threads;
+  thread_pool_ = std::make_unique<ThreadPool>(num_threads);
+  return Status::Ok();
+}
+
 const DelegationReport* Interpreter::delegation(int subgraph) const {
   if (subgraph < 0 || subgraph >= static_cast<int>(subgraphs_.size())) return nullptr;
   return &subgraphs_[subgraph]->delegation();

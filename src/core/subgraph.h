@@ -60,6 +60,9 @@ class Subgraph {
   bool needs_allocation() const { return needs_allocation_; }
   // The next Invoke needs AllocateTensors first (e.g. a delegate was added).
   void InvalidateAllocation() { needs_allocation_ = true; }
+  // Drops the delegates' kernels (the next AllocateTensors, which this makes necessary, asks the
+  // delegates again and makes new ones).
+  void DiscardDelegateKernels();
 
   int index() const { return index_; }
   const std::string& name() const { return name_; }

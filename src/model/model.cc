@@ -418,20 +418,21 @@ Status Model::Validate() {
     for (uint32_t t = 0; t < num_tensors; ++t) {
       const tflite::Tensor* tensor = sg->tensors()->Get(t);
       if (tensor == nullptr) return Status::Errorf("subgraph ", s, ", tensor ", t, " is null");
-      const std::string label = TensorLabel(s, t, tensor);
+      // Built only for an error message: a model has thousands of tensors.
+      auto label = [&] { return TensorLabel(static_cast<int>(s), static_cast<int>(t), tensor); };
       const int type = static_cast<int>(tensor->type());
       if (type < 0 || type > kLastTensorType) {
-        return Status::Errorf(label, ": unknown tensor type ", type);
+        return Status::Errorf(label(), ": unknown tensor type ", type);
       }
       Shape shape;
       if (tensor->shape()) shape.assign(tensor->shape()->begin(), tensor->shape()->end());
       for (int32_t d : shape) {
-        if (d < 0) return Status::Errorf(label, ": negative dimension in shape ", ShapeToString(shape));
+        if (d < 0) return Status::Errorf(label(), ": negative dimension in shape ", ShapeToString(shape));
       }
       const int64_t elements = NumElements(shape);
-      if (elements < 0) return Status::Errorf(label, ": shape ", ShapeToString(shape), " overflows");
+      if (elements < 0) return Status::Errorf(label(), ": shape ", ShapeToString(shape), " overflows");
       if (tensor->buffer() >= num_buffers) {
-        return Status::Errorf(label, ": buffer index ", tensor->buffer(), " out of range (the model has ",
+        return Status::Errorf(label(), ": buffer index ", tensor->buffer(), " out of range (the model has ",
                               num_buffers, " buffers)");
       }
       const Bytes data = buffer(tensor->buffer());
@@ -441,20 +442,22 @@ Status Model::Validate() {
         if (ttype == TensorType::kString) {
           bool ok = false;
           (void)ReadStringTensor(data.data, data.size, &ok);
-          if (!ok) return Status::Errorf(label, ": constant string data has an invalid layout");
+          if (!ok) return Status::Errorf(label(), ": constant string data has an invalid layout");
         } else if (TensorBytes(ttype, elements, &expected)) {
           if (expected != data.size) {
-            return Status::Errorf(label, ": constant data has ", data.size, " bytes, but ",
+            return Status::Errorf(label(), ": constant data has ", data.size, " bytes, but ",
                                   TensorTypeName(ttype), ShapeToString(shape), " needs ", expected);
           }
         }
       }
       if (const auto* q = tensor->quantization()) {
-        ER_RETURN_IF_ERROR(ValidateQuantization(*q, shape, ttype).WithContext(label));
+        if (Status st = ValidateQuantization(*q, shape, ttype); !st.ok()) return st.WithContext(label());
       }
       if (const auto* sparsity = tensor->sparsity()) {
-        ER_RETURN_IF_ERROR(ValidateSparsity(*sparsity, shape, ttype, data.size, data.size > 0 && !tensor->is_variable())
-                               .WithContext(label));
+        if (Status st = ValidateSparsity(*sparsity, shape, ttype, data.size, data.size > 0 && !tensor->is_variable());
+            !st.ok()) {
+          return st.WithContext(label());
+        }
       }
     }
     auto check_list = [&](const flatbuffers::Vector<int32_t>* list, const char* what,

@@ -16,6 +16,10 @@ TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_model fuzz_invoke fuzz_graph)
 WORK=${FUZZ_WORK:-fuzz/work}
 NICE=${FUZZ_NICE:-19}
+# Seconds one input may take. The ASan build at -O1 runs kernels ~30x slower than the release
+# build, and a niced fuzzer on a busy machine slower still: an int16 BATCH_MATMUL of 168M
+# multiply-adds (88 ms in release) took 11 s there. 30 s still catches a real hang.
+TIMEOUT=${FUZZ_TIMEOUT:-30}
 
 seed_models() {  # seed_models DIR: models worth mutating
   local dir=$1
@@ -46,7 +50,7 @@ for target in "${TARGETS[@]}"; do
     seed_models "$corpus"
   fi
   log=$WORK/logs/$target.log
-  nice -n "$NICE" "$BUILD/$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+  nice -n "$NICE" "$BUILD/$target" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
     -malloc_limit_mb=1024 -max_len=$max_len -print_final_stats=1 -artifact_prefix="$crashes/" \
     "$corpus" "tests/corpus/fuzz/$target" >"$log" 2>&1
   rc=$?

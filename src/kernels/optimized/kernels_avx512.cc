@@ -5,8 +5,10 @@
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 // GCC 12's AVX-512 intrinsics start from a deliberately undefined vector (`__Y = __Y`), which
-// -Wmaybe-uninitialized reports at every use.
+// -Wmaybe-uninitialized reports at every use (clang has no such warning).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <utility>

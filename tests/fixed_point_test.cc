@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace edgerun::quant {
 namespace {
@@ -98,6 +99,26 @@ TEST(FixedPoint, MultiplyByQuantizedMultiplier64) {
   EXPECT_EQ(MultiplyByQuantizedMultiplier(int64_t{1} << 20, m, shift), 1 << 18);
   EXPECT_EQ(MultiplyByQuantizedMultiplier(int64_t{6}, m, shift), 2);    // 1.5 -> 2
   EXPECT_EQ(MultiplyByQuantizedMultiplier(int64_t{-6}, m, shift), -1);  // -1.5 -> -1 (rounds up)
+}
+
+TEST(FixedPoint, MultiplyByQuantizedMultiplier64WrapsInsteadOfOverflowing) {
+  // fuzz_invoke: an int16 CONV_2D with a crafted int64 bias made x * multiplier overflow int64
+  // (undefined). The product now wraps as two's-complement hardware does; computed here in 128 bits.
+  auto expected = [](int64_t x, int32_t m, int shift) {
+    const int32_t reduced = m < 0x7FFF0000 ? ((m + (1 << 15)) >> 16) : 0x7FFF;
+    const int total_shift = 15 - shift;
+    const auto wrapped = static_cast<uint64_t>(static_cast<__int128>(x) * reduced + (__int128{1} << (total_shift - 1)));
+    return static_cast<int32_t>(static_cast<int64_t>(wrapped) >> total_shift);
+  };
+  for (double scale : {0.25, 0.0003, 0.9, 3.0}) {
+    int32_t m;
+    int shift;
+    ASSERT_TRUE(QuantizeMultiplier(scale, &m, &shift));
+    for (int64_t x : {int64_t{1407374883560043}, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+                      int64_t{-123456789012345}, int64_t{77}}) {
+      EXPECT_EQ(MultiplyByQuantizedMultiplier(x, m, shift), expected(x, m, shift)) << scale << " " << x;
+    }
+  }
 }
 
 TEST(FixedPoint, SaturateCast) {

@@ -712,6 +712,14 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_model: an input with no channels made the group count 0 and prepare divided by it.
+      {"conv_zero_input_channels", "load", "input channels (0)",
+       [] {
+         return OneOp(tflite::BuiltinOperator_CONV_2D, TensorType::kFloat32, {1, 4, 4, 0},
+                      Const(TensorType::kFloat32, {1, 1, 1, 1}, std::vector<float>{1}),
+                      tflite::BuiltinOptions_Conv2DOptions,
+                      ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1)));
+       }},
       {"conv_huge_dilation", "load", "spans more than 2^30",
        [] {
          return OneOp(tflite::BuiltinOperator_CONV_2D, TensorType::kFloat32, {1, 4, 4, 1},

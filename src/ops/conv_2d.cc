@@ -56,7 +56,7 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   const auto* o = Options<tflite::Conv2DOptions>(ctx);
   if (o == nullptr) return ctx.Error("missing Conv2DOptions");
   const int in_c = input->dim(3), out_c = filter->dim(0), f_c = filter->dim(3);
-  if (f_c <= 0 || in_c % f_c != 0) {
+  if (f_c <= 0 || in_c <= 0 || in_c % f_c != 0) {
     return ctx.Error("input channels (", in_c, ") must be a multiple of the filter's (", Describe(filter), ")");
   }
   const int groups = in_c / f_c;

@@ -47,11 +47,17 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t quantized_multip
 
 // The 64-bit accumulator variant (int16 activations x int8 weights): the multiplier is reduced to
 // 16 bits first, exactly as TFLite does.
+// The product and the rounding term wrap (in unsigned arithmetic) where TFLite's int64 arithmetic
+// would overflow, e.g. on a crafted int64 bias; for every sum that fits, the result is TFLite's.
 inline int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t quantized_multiplier, int shift) {
   const int32_t reduced = quantized_multiplier < 0x7FFF0000 ? ((quantized_multiplier + (1 << 15)) >> 16) : 0x7FFF;
   const int total_shift = 15 - shift;
-  const int64_t rounded = x * static_cast<int64_t>(reduced) + (int64_t{1} << (total_shift - 1));
-  return static_cast<int32_t>(rounded >> total_shift);
+  const uint64_t product = static_cast<uint64_t>(x) * static_cast<uint64_t>(static_cast<int64_t>(reduced));
+  if (total_shift <= 0) {  // a multiplier of 2^15 or more: no rounding, a left shift
+    return static_cast<int32_t>(static_cast<int64_t>(product << std::min(-total_shift, 63)));
+  }
+  const uint64_t rounded = product + (uint64_t{1} << (std::min(total_shift, 64) - 1));
+  return static_cast<int32_t>(static_cast<int64_t>(rounded) >> std::min(total_shift, 63));
 }
 
 // For multipliers < 1 (shift <= 0): high multiply, then rounding right shift by -shift.

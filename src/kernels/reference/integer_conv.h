@@ -4,7 +4,8 @@
 // are summed in the accumulator type of the kernel being matched:
 //   - int32 (8-bit activations, and 16-bit ones with int32 bias): wraps on overflow as it does on
 //     TFLite's targets; it is summed as uint32 so that the wrap is defined in C++.
-//   - int64 (16-bit activations with int64 bias).
+//   - int64 (16-bit activations with int64 bias): summed as uint64, so that a crafted bias wraps
+//     instead of overflowing (undefined in C++).
 #pragma once
 
 #include <algorithm>
@@ -20,7 +21,7 @@ namespace edgerun::reference {
 
 // The type a sum of products is kept in while summing (see above).
 template <class Acc>
-using AccSum = std::conditional_t<std::is_same_v<Acc, int32_t>, uint32_t, int64_t>;
+using AccSum = std::conditional_t<std::is_same_v<Acc, int32_t>, uint32_t, uint64_t>;
 
 // Sizes of one image of a 2-D convolution (NHWC without N).
 struct ConvDims {

@@ -20,6 +20,9 @@ NICE=${FUZZ_NICE:-19}
 # build, and a niced fuzzer on a busy machine slower still: an int16 BATCH_MATMUL of 168M
 # multiply-adds (88 ms in release) took 11 s there. 30 s still catches a real hang.
 TIMEOUT=${FUZZ_TIMEOUT:-30}
+# FUZZ_SEED fixes libFuzzer's random seed (CI sets it, so that a run can be repeated).
+SEED_ARGS=()
+[ -n "${FUZZ_SEED:-}" ] && SEED_ARGS=(-seed="$FUZZ_SEED")
 
 seed_models() {  # seed_models DIR: models worth mutating
   local dir=$1
@@ -50,7 +53,7 @@ for target in "${TARGETS[@]}"; do
     seed_models "$corpus"
   fi
   log=$WORK/logs/$target.log
-  nice -n "$NICE" "$BUILD/$target" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
+  nice -n "$NICE" "$BUILD/$target" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" "${SEED_ARGS[@]}" -rss_limit_mb=2048 \
     -malloc_limit_mb=1024 -max_len=$max_len -print_final_stats=1 -artifact_prefix="$crashes/" \
     "$corpus" "tests/corpus/fuzz/$target" >"$log" 2>&1
   rc=$?

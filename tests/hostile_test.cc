@@ -720,6 +720,23 @@ std::vector<HostileCase> PatchedCases() {
                       tflite::BuiltinOptions_Conv2DOptions,
                       ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1)));
        }},
+      // fuzz_model: an 8 GB value inside an XNNPACK partition; the delegate's runtime allocated it
+      // before the arena planner checked the limit. The limit now holds before any delegate runs.
+      {"xnnpack_huge_internal_value", "load", "max_tensor_bytes",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {1, 1, 1, 32768});
+         const int c = b.AddConstant("c", TensorType::kFloat32, {1, 32768, 1, 1}, std::vector<float>(32768, 1.0f));
+         const int wide = b.AddTensor("wide", TensorType::kFloat32, {});
+         const int axes = b.AddConstant("axes", TensorType::kInt32, {2}, std::vector<int32_t>{1, 2});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {});
+         b.AddOp(tflite::BuiltinOperator_ADD, {x, c}, {wide});
+         b.AddOp(tflite::BuiltinOperator_MEAN, {wide, axes}, {y}, tflite::BuiltinOptions_ReducerOptions,
+                 ER_OPTIONS(tflite::CreateReducerOptions(fbb, true)));
+         b.SetInputs({x});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
       {"conv_huge_dilation", "load", "spans more than 2^30",
        [] {
          return OneOp(tflite::BuiltinOperator_CONV_2D, TensorType::kFloat32, {1, 4, 4, 1},

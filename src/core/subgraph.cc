@@ -394,6 +394,25 @@ Status Subgraph::AllocateTensorsOnce() {
       }
     }
   }
+  // Before the delegates see the graph: a delegate allocates the values inside its partitions
+  // itself (XNNPACK's runtime does, at creation), so the per-tensor limit must hold first.
+  {
+    // Values inside a delegated partition live in the delegate's memory, but the per-tensor limit
+    // holds for them too: whoever runs a node, the model may not demand more.
+    const size_t limit = interpreter_->options().max_tensor_bytes;
+    for (int n = 0; n < num_model_nodes_; ++n) {
+      for (int t : nodes_[n].outputs) {
+        if (t < 0 || tensors_[t].is_constant()) continue;
+        const int64_t elements = NumElements(tensors_[t].shape);
+        size_t bytes = 0;
+        if (elements >= 0 && TensorBytes(tensors_[t].type, elements, &bytes) && bytes > limit) {
+          return Status::Errorf(Location(), ", tensor ", t, " '", tensors_[t].name, "' of shape ",
+                                ShapeToString(tensors_[t].shape), " needs ", bytes, " bytes, over the limit of ", limit,
+                                " (InterpreterOptions::max_tensor_bytes)");
+        }
+      }
+    }
+  }
   ER_RETURN_IF_ERROR(ApplyDelegates());
   ER_RETURN_IF_ERROR(PlanArena());
   needs_allocation_ = false;
@@ -423,20 +442,6 @@ Status Subgraph::PlanArena() {
   std::vector<int> planned;
   std::vector<TensorLifetime> lifetimes;
   const size_t limit = interpreter_->options().max_tensor_bytes;
-  // Values inside a delegated partition live in the delegate's memory, but the per-tensor limit
-  // holds for them too: whoever runs a node, the model may not demand more.
-  for (int n = 0; n < num_model_nodes_; ++n) {
-    for (int t : nodes_[n].outputs) {
-      if (t < 0 || first[t] >= 0 || tensors_[t].is_constant()) continue;
-      const int64_t elements = NumElements(tensors_[t].shape);
-      size_t bytes = 0;
-      if (elements >= 0 && TensorBytes(tensors_[t].type, elements, &bytes) && bytes > limit) {
-        return Status::Errorf(Location(), ", tensor ", t, " '", tensors_[t].name, "' of shape ",
-                              ShapeToString(tensors_[t].shape), " needs ", bytes, " bytes, over the limit of ", limit,
-                              " (InterpreterOptions::max_tensor_bytes)");
-      }
-    }
-  }
   for (size_t i = 0; i < tensors_.size(); ++i) {
     Tensor& t = tensors_[i];
     if (first[i] < 0 || t.allocation != Allocation::kNone) continue;

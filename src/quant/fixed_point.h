@@ -38,7 +38,9 @@ inline int32_t SaturatingLeftShift(int32_t x, int exponent) {
 // x * real_multiplier with TFLite's default (double) rounding: a left shift for shift > 0,
 // the doubling high multiply, then a rounding right shift.
 inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t quantized_multiplier, int shift) {
-  const int left_shift = shift > 0 ? shift : 0;
+  // A shift of 32 or more only comes from an absurd scale in a crafted file; shifting a 32-bit
+  // value that far is undefined, so it stops at 31.
+  const int left_shift = shift > 0 ? std::min(shift, 31) : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
   // The left shift wraps like TFLite's `x * (1 << left_shift)` on its targets.
   const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);

@@ -163,6 +163,9 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
   const Tensor* filter = ctx.input(1);
   const Tensor* bias = ctx.input(2);
   Tensor* output = ctx.output(0);
+  // Nothing to compute, however large the other dimensions (fuzz_invoke: an int16 input of
+  // [181264129, 6373376, 0, 32] spent seconds walking empty rows).
+  if (output->num_elements() == 0) return Status::Ok();
   switch (input->type) {
     case TensorType::kFloat32:
       if (filter->type == TensorType::kInt8) {

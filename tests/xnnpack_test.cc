@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "core/subgraph.h"
+#include "delegates/xnnpack/xnnpack_allocator.h"
 #include "quant/float16.h"
 #include "test_util.h"
 
@@ -206,6 +207,31 @@ TEST(Xnnpack, Conv2D) {
     ExpectMatchesBuiltin(ConvModel(c, kI8, true, seed), "int8 per-channel conv " + std::to_string(seed));
     ExpectMatchesBuiltin(ConvModel(c, kI8, false, seed), "int8 per-tensor conv " + std::to_string(seed));
     ExpectMatchesBuiltin(ConvModel(c, kU8, false, seed), "uint8 conv " + std::to_string(seed));
+  }
+}
+
+TEST(Xnnpack, LargePackedWeightsComeFromMappingsThatAreReturned) {
+  // 128 x 3 x 3 x 64 weights pack into blocks of more than 64 KiB, which XNNPACK gets from
+  // pre-faulted mappings (xnnpack_allocator.cc); each must be unmapped with its runtime.
+  SKIP_WITHOUT_XNNPACK();
+  const ConvShape big = {1, 6, 6, 64, 128, 3, 3, 1, 1, 1, true, Act::ActivationFunctionType_RELU};
+  uint32_t seed = 40;
+  for (TensorType type : {kF32, kU8}) {
+    ++seed;
+    const auto bytes = ConvModel(big, type, false, seed);
+    const size_t before = xnnpack::MappedBlockCount();
+    {
+      auto interpreter = testing::Build(bytes);
+      ASSERT_TRUE(interpreter);
+      ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
+      if (xnnpack::PrefaultingEnabled()) {
+        EXPECT_GT(xnnpack::MappedBlockCount(), before);
+      } else {
+        EXPECT_EQ(xnnpack::MappedBlockCount(), before);
+      }
+    }
+    EXPECT_EQ(xnnpack::MappedBlockCount(), before);
+    ExpectMatchesBuiltin(bytes, "large conv " + std::to_string(seed), {1e-3f, 1});
   }
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/thread_pool.h"
+#include "delegates/xnnpack/xnnpack_allocator.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
@@ -20,7 +21,7 @@ namespace {
 bool InitializeXnnpack() {
   static std::once_flag once;
   static bool ok = false;
-  std::call_once(once, [] { ok = xnn_initialize(nullptr) == xnn_status_success; });
+  std::call_once(once, [] { ok = xnn_initialize(PrefaultingAllocator()) == xnn_status_success; });
   return ok;
 }
 

@@ -68,6 +68,13 @@ import json, sys; j = json.load(open(sys.argv[1]))
 assert j["threads"] == 2, j["threads"]
 assert j["runs"] > 1 and j["steady_secs"] >= 0.05, (j["runs"], j["steady_secs"])' "$TMP/stdout"
 
+# --min-secs on a fast model stops at 100000 runs, so the samples do not fill memory; an
+# explicit --runs above that is honoured.
+expect_rc 0 "bench --min-secs cap" -- "$EDGERUN" bench "$TMP/tiny.tflite" --json --runs 1 --warmup 0 --min-secs 600
+check "min-secs stops at 100000 runs" -- "$PY" -c '
+import json, sys; j = json.load(open(sys.argv[1]))
+assert j["runs"] == 100000 and j["steady_secs"] < 600, (j["runs"], j["steady_secs"])' "$TMP/stdout"
+
 # --profile: every op type of the model, in the text tables and in the JSON.
 expect_rc 0 "bench --profile" -- "$EDGERUN" bench "$TMP/tiny.tflite" --profile --delegate none "${FAST[@]}"
 for op in CONV_2D MAX_POOL_2D FULLY_CONNECTED SOFTMAX; do

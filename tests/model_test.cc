@@ -78,6 +78,45 @@ TEST(Model, LoadsFromFileZeroCopy) {
   std::remove(path.c_str());
 }
 
+TEST(Model, ReleasesResidentPagesOfTheFileOnlyAndReadsThemBack) {
+  // 64 KiB of weights: releasing them drops whole pages of the mapping; reading afterwards gives
+  // the file's bytes again. A model in memory, or a range outside the file, is left alone.
+  ModelBuilder b;
+  std::vector<float> w(16384);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i) * 0.25f - 7.0f;
+  const int x = b.AddTensor("x", TensorType::kFloat32, {16384});
+  const int c = b.AddConstant("c", TensorType::kFloat32, {16384}, w);
+  const int y = b.AddTensor("y", TensorType::kFloat32, {16384});
+  b.AddOp(tflite::BuiltinOperator_ADD, {x, c}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  const auto bytes = b.Finish();
+  const std::string path = ::testing::TempDir() + "/edgerun_release_test.tflite";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto interpreter = Interpreter::Create(*model);
+  ASSERT_TRUE(interpreter.ok());
+  const Tensor* weights = (*interpreter)->tensor(c);
+  ASSERT_EQ(weights->bytes, w.size() * sizeof(float));
+  EXPECT_EQ(std::memcmp(weights->data, w.data(), weights->bytes), 0);
+  const size_t released = (*model)->ReleaseResidentPages(weights->data, weights->bytes);
+  EXPECT_GE(released, weights->bytes);
+  EXPECT_EQ(released % 4096, 0u);
+  EXPECT_EQ(std::memcmp(weights->data, w.data(), weights->bytes), 0);  // read back from the file
+  EXPECT_EQ((*model)->ReleaseResidentPages(w.data(), 16), 0u);         // not in the mapping
+  EXPECT_EQ((*model)->ReleaseResidentPages(weights->data, (*model)->size() + 1), 0u);  // runs past it
+  std::remove(path.c_str());
+
+  auto in_memory = Model::FromBufferCopy(bytes.data(), bytes.size());
+  ASSERT_TRUE(in_memory.ok());
+  auto second = Interpreter::Create(*in_memory);
+  ASSERT_TRUE(second.ok());
+  const Tensor* copied = (*second)->tensor(c);
+  EXPECT_EQ((*in_memory)->ReleaseResidentPages(copied->data, copied->bytes), 0u);
+  EXPECT_EQ(std::memcmp(copied->data, w.data(), copied->bytes), 0);
+}
+
 TEST(Model, RejectsMissingFileWithItsName) {
   auto model = Model::FromFile("/nonexistent/dir/m.tflite");
   ASSERT_FALSE(model.ok());

@@ -61,6 +61,14 @@ class Model {
   // STABLEHLO_COMPOSITE, ...) starting anywhere: 1 when no op calls a subgraph.
   int subgraph_nesting() const { return subgraph_nesting_; }
 
+  // Lets the operating system drop this process's resident pages of [data, data + bytes) when
+  // they lie in the model's file mapping (FromFile): a delegate that packed weights into memory
+  // of its own calls this so that the file's pages and their packed copies are not both counted
+  // against the process. Touching the bytes again reads them back from the file, so this is
+  // safe at any time and with other threads reading. Models in memory (FromBuffer) are left
+  // alone. Returns the bytes released.
+  size_t ReleaseResidentPages(const void* data, size_t bytes) const;
+
  private:
   Model() = default;
   static Result<std::shared_ptr<const Model>> Finish(std::unique_ptr<Model> model);

@@ -300,6 +300,22 @@ Model::~Model() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
 }
 
+size_t Model::ReleaseResidentPages(const void* data, size_t bytes) const {
+  if (mapping_ == nullptr || data == nullptr || bytes == 0) return 0;
+  const auto base = reinterpret_cast<uintptr_t>(mapping_);
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  if (begin < base || begin - base >= mapping_size_ || bytes > mapping_size_ - (begin - base)) return 0;
+  // Whole pages around the range: a page shared with other bytes of the file is read back
+  // from the page cache when they are next touched. The mapping is PROT_READ and MAP_PRIVATE,
+  // so it holds no written copy that MADV_DONTNEED could throw away.
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = begin / page * page;
+  const uintptr_t end = std::min(begin + bytes, base + mapping_size_);
+  const uintptr_t last = (end + page - 1) / page * page;
+  if (madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) != 0) return 0;
+  return last - first;
+}
+
 Result<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below as not regular).
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

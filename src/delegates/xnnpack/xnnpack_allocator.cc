@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 namespace edgerun::xnnpack {
 namespace {
@@ -47,11 +48,14 @@ Mappings& TheMappings() {
   return *mappings;
 }
 
+thread_local std::function<void()>* release_before_packing = nullptr;
+
 void* Allocate(void*, size_t size) { return std::malloc(size); }
 void* Reallocate(void*, void* pointer, size_t size) { return std::realloc(pointer, size); }
 void Deallocate(void*, void* pointer) { std::free(pointer); }
 
 void* AlignedAllocate(void*, size_t alignment, size_t size) {
+  if (release_before_packing != nullptr && size >= kMappedMinBytes) (*release_before_packing)();
   // mmap returns page-aligned memory, which satisfies every alignment XNNPACK asks for (64).
   if (kUseMappings && size >= kMappedMinBytes && alignment <= 4096) {
     void* block = mmap(nullptr, size, PROT_READ | PROT_WRITE,
@@ -95,6 +99,13 @@ const xnn_allocator* PrefaultingAllocator() {
                                           Deallocate,      AlignedAllocate,  AlignedDeallocate};
   return &allocator;
 }
+
+ReleaseBeforeEachPacking::ReleaseBeforeEachPacking(std::function<void()> release)
+    : release_(std::move(release)), previous_(release_before_packing) {
+  release_before_packing = &release_;
+}
+
+ReleaseBeforeEachPacking::~ReleaseBeforeEachPacking() { release_before_packing = previous_; }
 
 bool PrefaultingEnabled() { return kUseMappings; }
 

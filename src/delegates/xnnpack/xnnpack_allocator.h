@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 struct xnn_allocator;
 
@@ -13,6 +14,23 @@ const xnn_allocator* PrefaultingAllocator();
 
 // False under the sanitizers (and without XNNPACK): every block then comes from malloc.
 bool PrefaultingEnabled();
+
+// While one is alive, every block of 64 KiB or more that XNNPACK allocates on this thread first
+// calls `release`. XNNPACK allocates an operator's packed weights just before packing them, so
+// a `release` that lets go of the model file's pages of the partition's weights
+// (Model::ReleaseResidentPages) drops those of the operators already packed: the file's pages
+// and their packed copies are never all resident at once, which keeps down peak memory.
+class ReleaseBeforeEachPacking {
+ public:
+  explicit ReleaseBeforeEachPacking(std::function<void()> release);
+  ~ReleaseBeforeEachPacking();
+  ReleaseBeforeEachPacking(const ReleaseBeforeEachPacking&) = delete;
+  ReleaseBeforeEachPacking& operator=(const ReleaseBeforeEachPacking&) = delete;
+
+ private:
+  std::function<void()> release_;
+  std::function<void()>* previous_;
+};
 
 // How many mapped blocks are live now (for tests: they must all be returned).
 size_t MappedBlockCount();

@@ -4,6 +4,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -40,7 +41,7 @@ class XnnpackKernel : public DelegateKernel {
     }
     if (built_ && shapes == shapes_) return Status::Ok();  // same shapes: the runtime still fits
     Reset();
-    ER_RETURN_IF_ERROR(Build(graph, partition));
+    ER_RETURN_IF_ERROR(Build(graph, partition, ctx.interpreter().model()));
     shapes_ = std::move(shapes);
     built_ = true;
     return Status::Ok();
@@ -104,7 +105,7 @@ class XnnpackKernel : public DelegateKernel {
     built_ = false;
   }
 
-  Status Build(Subgraph& graph, const Partition& partition) {
+  Status Build(Subgraph& graph, const Partition& partition, const Model& model) {
     const std::set<int> inputs(partition.inputs.begin(), partition.inputs.end());
     const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
     xnn_subgraph_t subgraph = nullptr;
@@ -142,15 +143,48 @@ class XnnpackKernel : public DelegateKernel {
       if (!staging_.Reserve(staging)) status = Status::Error("XNNPACK: out of memory");
     }
     if (status.ok() && defined_nodes > 0) {
+      // Once packed, the weights are read from XNNPACK's copy only (static operands of the
+      // element-wise ops are private copies, see GraphBuilder): the file's pages can go.
+      const auto weights = WeightRanges(graph, partition);
+      auto release = [&] {
+        for (const auto& [begin, end] : weights) model.ReleaseResidentPages(begin, end - begin);
+      };
+      ReleaseBeforeEachPacking releasing(release);
       const uint32_t runtime_flags = threadpool_ != nullptr ? XNN_FLAG_YIELD_WORKERS : 0;
       const xnn_status s = xnn_create_runtime_v2(subgraph, threadpool_, runtime_flags, &runtime_);
       if (s != xnn_status_success) {
         runtime_ = nullptr;
         status = Status::Unsupported(StrCat("XNNPACK could not create the runtime (status ", static_cast<int>(s), ")"));
       }
+      release();
     }
     xnn_delete_subgraph(subgraph);
     return status;
+  }
+
+  // The byte ranges of the partition's constant inputs, merged where they touch or nearly do.
+  static std::vector<std::pair<const uint8_t*, const uint8_t*>> WeightRanges(Subgraph& graph,
+                                                                              const Partition& partition) {
+    std::vector<std::pair<const uint8_t*, const uint8_t*>> ranges;
+    for (int n : partition.nodes) {
+      for (int t : graph.nodes()[n].inputs) {
+        const Tensor* tensor = t >= 0 ? graph.tensor(t) : nullptr;
+        if (tensor == nullptr || !tensor->is_constant() || tensor->data == nullptr || tensor->bytes == 0) continue;
+        const auto* begin = static_cast<const uint8_t*>(tensor->data);
+        ranges.emplace_back(begin, begin + tensor->bytes);
+      }
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<const uint8_t*, const uint8_t*>> merged;
+    constexpr ptrdiff_t kGap = 4096;  // a page: the release rounds to pages anyway
+    for (const auto& range : ranges) {
+      if (!merged.empty() && range.first - merged.back().second <= kGap) {
+        merged.back().second = std::max(merged.back().second, range.second);
+      } else {
+        merged.push_back(range);
+      }
+    }
+    return merged;
   }
 
   pthreadpool_t threadpool_;

@@ -737,6 +737,33 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_invoke: RESHAPE wrote its own input (also the subgraph's input), which the planner
+      // left without memory, and the CLI's random input fill wrote through a null pointer.
+      {"op_writes_its_own_input", "load", "which is also its input 0",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kInt32, {1});
+         const int shape = b.AddConstant("shape", TensorType::kInt32, {0}, std::vector<int32_t>{});
+         b.AddOp(tflite::BuiltinOperator_RESHAPE, {x, shape}, {x});
+         b.SetInputs({x});
+         b.SetOutputs({x});
+         return b.Finish();
+       }},
+      // fuzz_model: BATCH_MATMUL built its per-batch index (16 bytes a batch, 4.8 GB here) in
+      // prepare, before the planner found the output over the tensor limit. Output sizes are now
+      // checked when an op sets them.
+      {"batch_matmul_huge_batches", "load", "max_tensor_bytes",
+       [] {
+         ModelBuilder b;
+         const int lhs = b.AddTensor("lhs", TensorType::kFloat32, {1, 1, 4, 2});
+         const int rhs = b.AddTensor("rhs", TensorType::kFloat32, {1, 300000000, 3, 2});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {});
+         b.AddOp(tflite::BuiltinOperator_BATCH_MATMUL, {lhs, rhs}, {y}, tflite::BuiltinOptions_BatchMatMulOptions,
+                 ER_OPTIONS(tflite::CreateBatchMatMulOptions(fbb, false, true)));
+         b.SetInputs({lhs, rhs});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
       {"conv_huge_dilation", "load", "spans more than 2^30",
        [] {
          return OneOp(tflite::BuiltinOperator_CONV_2D, TensorType::kFloat32, {1, 4, 4, 1},
@@ -915,6 +942,14 @@ TEST(Hostile, EmptyTensorsWithHugeDimensionsRun) {
     const Outcome outcome = RunLikeTheCli(model);
     EXPECT_EQ(outcome.phase, "ok") << outcome.message;
   }
+  // BATCH_MATMUL of 369098753 empty matrices: prepare made a per-batch index of 5.9 GB for an
+  // empty output (fuzz_model). Nothing is computed, so nothing is made.
+  const Bytes matmul = OneOp(tflite::BuiltinOperator_BATCH_MATMUL, TensorType::kFloat32, {369098753, 0, 4},
+                             Const(TensorType::kFloat32, {1, 4, 3}, std::vector<float>(12, 1.0f)),
+                             tflite::BuiltinOptions_BatchMatMulOptions,
+                             ER_OPTIONS(tflite::CreateBatchMatMulOptions(fbb, false, false)));
+  const Outcome outcome = RunLikeTheCli(matmul);
+  EXPECT_EQ(outcome.phase, "ok") << outcome.message;
 }
 
 TEST(Hostile, LimitsAreOptions) {

@@ -224,6 +224,12 @@ Status Subgraph::ResizeTensor(Tensor* tensor, Shape shape) {
   }
   const bool changed = tensor->shape != shape;
   tensor->shape = std::move(shape);
+  if (changed && !NeedsOwnAllocation(tensor->type)) {
+    // At once, not at planning: ops size per-batch state and scratch from their output's shape
+    // in Prepare, and must not do so for a tensor that can never be allocated.
+    size_t bytes = 0;
+    ER_RETURN_IF_ERROR(CheckTensorSize(*tensor, &bytes));
+  }
   if (in_eval_) {
     if (tensor->allocation == Allocation::kArena) {
       if (!changed) return Status::Ok();
@@ -242,19 +248,30 @@ void Subgraph::MarkDynamic(Tensor* tensor) {
   tensor->allocation = Allocation::kDynamic;
 }
 
-Status Subgraph::AllocateOwned(Tensor* tensor) {
-  if (NeedsOwnAllocation(tensor->type)) return Status::Ok();  // sized by whoever writes it
-  const int64_t elements = NumElements(tensor->shape);
-  size_t bytes = 0;
-  if (elements < 0 || !TensorBytes(tensor->type, elements, &bytes)) {
-    return Status::Errorf("tensor '", tensor->name, "' of type ", TensorTypeName(tensor->type), " and shape ",
-                          ShapeToString(tensor->shape), " has no computable size");
+Status Subgraph::CheckTensorSize(const Tensor& t, size_t* bytes) const {
+  auto label = [&] {  // only for errors: finding the index is a search
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      if (&tensors_[i] == &t) return StrCat("tensor ", i, " '", t.name, "'");
+    }
+    return StrCat("tensor '", t.name, "'");
+  };
+  const int64_t elements = NumElements(t.shape);
+  if (elements < 0 || !TensorBytes(t.type, elements, bytes)) {
+    return Status::Errorf(label(), " of type ", TensorTypeName(t.type), " and shape ", ShapeToString(t.shape),
+                          " has no computable size");
   }
   const size_t limit = interpreter_->options().max_tensor_bytes;
-  if (bytes > limit) {
-    return Status::Errorf("tensor '", tensor->name, "' of shape ", ShapeToString(tensor->shape), " needs ", bytes,
-                          " bytes, over the limit of ", limit, " (InterpreterOptions::max_tensor_bytes)");
+  if (*bytes > limit) {
+    return Status::Errorf(label(), " of shape ", ShapeToString(t.shape), " needs ", *bytes, " bytes, over the limit of ",
+                          limit, " (InterpreterOptions::max_tensor_bytes)");
   }
+  return Status::Ok();
+}
+
+Status Subgraph::AllocateOwned(Tensor* tensor) {
+  if (NeedsOwnAllocation(tensor->type)) return Status::Ok();  // sized by whoever writes it
+  size_t bytes = 0;
+  ER_RETURN_IF_ERROR(CheckTensorSize(*tensor, &bytes));
   // Tensors sized at run time count against the same budget as the arenas: many of them, each
   // under max_tensor_bytes, must not add up to more memory than the caller allows.
   const size_t held = tensor->owned.data() ? tensor->owned.capacity() : 0;
@@ -399,17 +416,11 @@ Status Subgraph::AllocateTensorsOnce() {
   {
     // Values inside a delegated partition live in the delegate's memory, but the per-tensor limit
     // holds for them too: whoever runs a node, the model may not demand more.
-    const size_t limit = interpreter_->options().max_tensor_bytes;
     for (int n = 0; n < num_model_nodes_; ++n) {
       for (int t : nodes_[n].outputs) {
-        if (t < 0 || tensors_[t].is_constant()) continue;
-        const int64_t elements = NumElements(tensors_[t].shape);
+        if (t < 0 || tensors_[t].is_constant() || NeedsOwnAllocation(tensors_[t].type)) continue;
         size_t bytes = 0;
-        if (elements >= 0 && TensorBytes(tensors_[t].type, elements, &bytes) && bytes > limit) {
-          return Status::Errorf(Location(), ", tensor ", t, " '", tensors_[t].name, "' of shape ",
-                                ShapeToString(tensors_[t].shape), " needs ", bytes, " bytes, over the limit of ", limit,
-                                " (InterpreterOptions::max_tensor_bytes)");
-        }
+        ER_RETURN_IF_ERROR(CheckTensorSize(tensors_[t], &bytes).WithContext(Location()));
       }
     }
   }
@@ -441,21 +452,11 @@ Status Subgraph::PlanArena() {
 
   std::vector<int> planned;
   std::vector<TensorLifetime> lifetimes;
-  const size_t limit = interpreter_->options().max_tensor_bytes;
   for (size_t i = 0; i < tensors_.size(); ++i) {
     Tensor& t = tensors_[i];
     if (first[i] < 0 || t.allocation != Allocation::kNone) continue;
-    const int64_t elements = NumElements(t.shape);
     size_t bytes = 0;
-    if (elements < 0 || !TensorBytes(t.type, elements, &bytes)) {
-      return Status::Errorf(Location(), ", tensor ", i, " '", t.name, "': type ", TensorTypeName(t.type),
-                            " with shape ", ShapeToString(t.shape), " has no computable size");
-    }
-    if (bytes > limit) {
-      return Status::Errorf(Location(), ", tensor ", i, " '", t.name, "' of shape ", ShapeToString(t.shape),
-                            " needs ", bytes, " bytes, over the limit of ", limit,
-                            " (InterpreterOptions::max_tensor_bytes)");
-    }
+    ER_RETURN_IF_ERROR(CheckTensorSize(t, &bytes).WithContext(Location()));
     t.bytes = bytes;
     t.allocation = Allocation::kArena;
     planned.push_back(static_cast<int>(i));

@@ -93,6 +93,9 @@ class Subgraph {
   Result<Tensor*> RequestTemporary(int node_index, int slot, TensorType type, Shape shape);
   // Gives a dynamic or persistent tensor memory for its current shape.
   Status AllocateOwned(Tensor* tensor);
+  // Puts the bytes of `t` at its shape in `bytes`; an error naming the tensor when it has no
+  // computable size or is over InterpreterOptions::max_tensor_bytes.
+  Status CheckTensorSize(const Tensor& t, size_t* bytes) const;
   // Adds a tensor (e.g. a delegate's or an op's state) and returns its index.
   int AddTensor(Tensor tensor);
 

@@ -512,6 +512,16 @@ Status Model::Validate() {
       ER_RETURN_IF_ERROR(check_list(op->intermediates(), "intermediate", true).WithContext(op_label));
       const tflite::OperatorCode* code = m.operator_codes()->Get(op->opcode_index());
       const int32_t builtin = std::max<int32_t>(code->builtin_code(), code->deprecated_builtin_code());
+      for (uint32_t i = 0; i < Size(op->outputs()); ++i) {
+        // An op that reads what it writes is a cycle no order of the ops can run.
+        const int32_t out = op->outputs()->Get(i);
+        for (uint32_t j = 0; out >= 0 && j < Size(op->inputs()); ++j) {
+          if (op->inputs()->Get(j) == out) {
+            return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+                                  TensorLabel(s, out, sg->tensors()->Get(out)), ", which is also its input ", j);
+          }
+        }
+      }
       for (int64_t callee : CalledSubgraphs(builtin, *op)) {
         if (callee < 0 || callee >= num_subgraphs) {
           return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): calls subgraph ", callee,

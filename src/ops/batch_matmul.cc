@@ -110,20 +110,30 @@ Status Prepare(OpContext& ctx, BatchMatMulState& state) {
   if (!BroadcastShape(lhs_batch, rhs_batch, &out_batch)) {
     return ctx.Error("batch dimensions of lhs ", Describe(lhs), " and rhs ", Describe(rhs), " do not broadcast");
   }
+  Shape out_shape = out_batch;
+  out_shape.push_back(state.m);
+  out_shape.push_back(state.n);
+  ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, out_shape));
+  ER_RETURN_IF_ERROR(PrepareQuantization(ctx, lhs, rhs, output, state));
+  if (output->num_elements() == 0) {
+    // Nothing to compute (Eval returns at once). The batch counts can still be in the billions
+    // around an empty matrix, so no per-batch index or scratch is made for them.
+    state.lhs_batches = state.rhs_batches = 0;
+    state.lhs_index.clear();
+    state.rhs_index.clear();
+    return Status::Ok();
+  }
+  // Every batch count is at most the output's, which fits the tensor size limit.
   state.lhs_batches = NumElements(lhs_batch);
   state.rhs_batches = NumElements(rhs_batch);
   reference::BroadcastBatches(lhs_batch, rhs_batch, out_batch, &state.lhs_index, &state.rhs_index);
 
-  ER_RETURN_IF_ERROR(PrepareQuantization(ctx, lhs, rhs, output, state));
   if (lhs->type == TensorType::kFloat32 && rhs->type == TensorType::kInt8) {
     ER_RETURN_IF_ERROR(RequestHybridRows(ctx, lhs->num_elements(), state.lhs_batches * state.m));
   }
   if (state.adj_x) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kLhsTransposedSlot, lhs));
   if (!state.adj_y) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kRhsTransposedSlot, rhs));
-  Shape out_shape = out_batch;
-  out_shape.push_back(state.m);
-  out_shape.push_back(state.n);
-  return ctx.ResizeOutput(0, out_shape);
+  return Status::Ok();
 }
 
 // lhs as [batches, M, K] rows and rhs as [batches, N, K] rows, transposed into scratch if needed.

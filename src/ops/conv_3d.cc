@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "ops/conv3d_util.h"
+#include "ops/conv_util.h"
 
 namespace edgerun::ops {
 namespace {
@@ -39,7 +40,7 @@ Status Prepare(OpContext& ctx, Conv3DState& state) {
     if (out[1 + i] < 0) return ctx.Error("filter ", Describe(filter), " does not fit input ", Describe(input));
     // In 64 bits: dilations and strides come from the file.
     const int64_t effective = (int64_t{k} - 1) * state.params.dilation[i] + 1;
-    if (effective > (int64_t{1} << 30)) {
+    if (effective > kMaxConvSpan) {
       return ctx.Error("filter ", Describe(filter), " with dilation ", state.params.dilation[i],
                        " spans more than 2^30 elements");
     }

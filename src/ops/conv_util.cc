@@ -19,9 +19,7 @@ Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Te
                      ") must be positive");
   }
   if (kh <= 0 || kw <= 0) return ctx.Error("window ", kh, "x", kw, " must not be empty");
-  // The dilated window must fit an int with room to spare: the kernels add it to row offsets.
-  constexpr int64_t kMaxWindow = int64_t{1} << 30;
-  if ((int64_t{kh} - 1) * g.dilation_h + 1 > kMaxWindow || (int64_t{kw} - 1) * g.dilation_w + 1 > kMaxWindow) {
+  if ((int64_t{kh} - 1) * g.dilation_h + 1 > kMaxConvSpan || (int64_t{kw} - 1) * g.dilation_w + 1 > kMaxConvSpan) {
     return ctx.Error("window ", kh, "x", kw, " with dilations (", g.dilation_h, ",", g.dilation_w,
                      ") spans more than 2^30 rows or columns");
   }

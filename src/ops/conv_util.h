@@ -17,6 +17,11 @@ struct ConvGeometry {
   tflite::ActivationFunctionType activation = tflite::ActivationFunctionType_NONE;
 };
 
+// The longest span a convolution may cover along one dimension (a dilated window, or the output
+// rows a strided TRANSPOSE_CONV input reaches): the kernels add spans to int offsets, so they
+// keep room to spare below 2^31. Dilations and strides come from the file.
+constexpr int64_t kMaxConvSpan = int64_t{1} << 30;
+
 // Validates strides/dilations and the activation, computes the output height/width of an NHWC
 // input with a kh x kw window, and fills params (strides, dilations, padding, clamp range).
 Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Tensor* input, int kh, int kw,

@@ -92,9 +92,8 @@ Status Prepare(OpContext& ctx, TransposeConvState& state) {
     return ctx.Error("strides (", o->stride_h(), ",", o->stride_w(), ") must be positive");
   }
   // The kernels place input row y at output row y * stride - pad: that must fit an int.
-  constexpr int64_t kMaxSpan = int64_t{1} << 30;
-  if ((int64_t{input->dim(1)} - 1) * o->stride_h() + weights->dim(1) > kMaxSpan ||
-      (int64_t{input->dim(2)} - 1) * o->stride_w() + weights->dim(2) > kMaxSpan) {
+  if ((int64_t{input->dim(1)} - 1) * o->stride_h() + weights->dim(1) > kMaxConvSpan ||
+      (int64_t{input->dim(2)} - 1) * o->stride_w() + weights->dim(2) > kMaxConvSpan) {
     return ctx.Error("input ", Describe(input), " with strides (", o->stride_h(), ",", o->stride_w(),
                      ") spans more than 2^30 output rows or columns");
   }

@@ -942,6 +942,17 @@ TEST(Hostile, EmptyTensorsWithHugeDimensionsRun) {
     const Outcome outcome = RunLikeTheCli(model);
     EXPECT_EQ(outcome.phase, "ok") << outcome.message;
   }
+  // Any op whose outputs are all empty is skipped by Invoke (Subgraph::MarkNodesWithNothingToCompute):
+  // pooling over the same input would otherwise walk 10^15 empty rows.
+  for (auto op : {tflite::BuiltinOperator_AVERAGE_POOL_2D, tflite::BuiltinOperator_MAX_POOL_2D,
+                  tflite::BuiltinOperator_L2_POOL_2D}) {
+    SCOPED_TRACE(tflite::EnumNameBuiltinOperator(op));
+    const Bytes model = OneOp(op, TensorType::kFloat32, {181264129, 6373376, 0, 1}, [](ModelBuilder&) { return std::vector<int>{}; },
+                              tflite::BuiltinOptions_Pool2DOptions,
+                              ER_OPTIONS(tflite::CreatePool2DOptions(fbb, tflite::Padding_SAME, 1, 1, 2, 2)));
+    const Outcome outcome = RunLikeTheCli(model);
+    EXPECT_EQ(outcome.phase, "ok") << outcome.message;
+  }
   // BATCH_MATMUL of 369098753 empty matrices: prepare made a per-batch index of 5.9 GB for an
   // empty output (fuzz_model). Nothing is computed, so nothing is made.
   const Bytes matmul = OneOp(tflite::BuiltinOperator_BATCH_MATMUL, TensorType::kFloat32, {369098753, 0, 4},
@@ -950,6 +961,30 @@ TEST(Hostile, EmptyTensorsWithHugeDimensionsRun) {
                              ER_OPTIONS(tflite::CreateBatchMatMulOptions(fbb, false, false)));
   const Outcome outcome = RunLikeTheCli(matmul);
   EXPECT_EQ(outcome.phase, "ok") << outcome.message;
+}
+
+TEST(Hostile, NodesWithOnlyEmptyOutputsDoNotRun) {
+  // Subgraph::MarkNodesWithNothingToCompute: a node whose outputs are all empty is skipped, so no
+  // kernel can spend time on empty loops; the same model with a real shape runs its node.
+  struct CountingProfiler : Profiler {
+    int nodes = 0;
+    void OnNodeBegin(int, int, const std::string&) override { ++nodes; }
+    void OnNodeEnd(int, int, const std::string&) override {}
+  };
+  for (const Shape& shape : {Shape{0, 4}, Shape{3, 4}}) {
+    const Bytes bytes = SimpleAdd(shape);
+    auto model = Model::FromBufferCopy(bytes.data(), bytes.size());
+    ASSERT_TRUE(model.ok());
+    InterpreterOptions options;
+    options.use_xnnpack = false;
+    auto interpreter = Interpreter::Create(*model, options);
+    ASSERT_TRUE(interpreter.ok());
+    ASSERT_TRUE((*interpreter)->AllocateTensors().ok());
+    CountingProfiler profiler;
+    (*interpreter)->SetProfiler(&profiler);
+    ASSERT_TRUE((*interpreter)->Invoke().ok());
+    EXPECT_EQ(profiler.nodes, shape[0] == 0 ? 0 : 1) << ShapeToString(shape);
+  }
 }
 
 TEST(Hostile, LimitsAreOptions) {

@@ -426,6 +426,7 @@ Status Subgraph::AllocateTensorsOnce() {
   }
   ER_RETURN_IF_ERROR(ApplyDelegates());
   ER_RETURN_IF_ERROR(PlanArena());
+  MarkNodesWithNothingToCompute();
   needs_allocation_ = false;
   return Status::Ok();
 }
@@ -512,6 +513,23 @@ size_t Subgraph::persistent_bytes() const {
   return total;
 }
 
+void Subgraph::MarkNodesWithNothingToCompute() {
+  // A crafted model can give an op dimensions of millions around a 0: its kernel would walk
+  // empty loops for seconds (fuzz_invoke found CONV_2D doing so). Such a node writes nothing, so
+  // it does not run at all. Only outputs planned in the arena count (their shapes cannot change
+  // during Invoke; dynamic and string outputs are sized by the op itself), and ops with effects
+  // outside their outputs (variables, resources, control flow, custom ops) always run.
+  for (int n : plan_) {
+    Node& node = nodes_[n];
+    bool empty = node.delegated_nodes.empty() && !node.prepare_at_eval && !node.outputs.empty() && !IsBarrier(n);
+    for (size_t i = 0; empty && i < node.outputs.size(); ++i) {
+      const int t = node.outputs[i];
+      empty = t >= 0 && tensors_[t].allocation == Allocation::kArena && NumElements(tensors_[t].shape) == 0;
+    }
+    node.nothing_to_compute = empty;
+  }
+}
+
 Status Subgraph::Invoke() {
   if (needs_allocation_) {
     return Status::Errorf(Location(), ": call AllocateTensors() before Invoke() (and again after "
@@ -526,6 +544,7 @@ Status Subgraph::Invoke() {
   for (size_t step = 0; step < plan_.size() && status.ok(); ++step) {
     const size_t n = static_cast<size_t>(plan_[step]);
     Node& node = nodes_[n];
+    if (node.nothing_to_compute) continue;
     if (node.prepare_at_eval) {
       in_eval_ = false;
       status = PrepareNode(static_cast<int>(n));

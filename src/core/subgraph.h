@@ -38,6 +38,9 @@ struct Node {
   bool prepare_at_eval = false;
   // A delegate node: the model's nodes it runs, in order (empty for the model's own nodes).
   std::vector<int> delegated_nodes;
+  // Every output is empty and sized before Invoke, and the op has no other effect: Invoke skips
+  // it (set by AllocateTensors, see MarkNodesWithNothingToCompute).
+  bool nothing_to_compute = false;
 };
 
 class Subgraph {
@@ -93,6 +96,7 @@ class Subgraph {
   Result<Tensor*> RequestTemporary(int node_index, int slot, TensorType type, Shape shape);
   // Gives a dynamic or persistent tensor memory for its current shape.
   Status AllocateOwned(Tensor* tensor);
+  void MarkNodesWithNothingToCompute();
   // Puts the bytes of `t` at its shape in `bytes`; an error naming the tensor when it has no
   // computable size or is over InterpreterOptions::max_tensor_bytes.
   Status CheckTensorSize(const Tensor& t, size_t* bytes) const;

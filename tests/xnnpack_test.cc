@@ -210,6 +210,30 @@ TEST(Xnnpack, Conv2D) {
   }
 }
 
+TEST(Xnnpack, RequantizationScalesOutsideItsRangeStayOnTheBuiltinKernels) {
+  // Debian's XNNPACK asserts (aborts) on an 8-bit convolution whose input x filter / output scale
+  // is under 2^-32 (fuzz_invoke); such a node runs on the builtin kernels instead.
+  SKIP_WITHOUT_XNNPACK();
+  SingleOp op(Op::BuiltinOperator_CONV_2D);
+  op.Input(kI8, {1, 4, 4, 2}, Q(1e-6f, 0));
+  op.Const<int8_t>(kI8, {3, 1, 1, 2}, RandomInts<int8_t>(6, 5, -127, 127), Q(1e-6f, 0));
+  op.Const<int32_t>(TensorType::kInt32, {3}, RandomInts<int32_t>(3, 6, -2000, 2000), Q(1e-12f, 0));
+  op.Output(kI8, {}, Q(1.0f, 0));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions,
+             ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
+  InterpreterOptions options;
+  options.xnnpack_min_partition_nodes = 1;
+  auto interpreter = testing::Build(op.Bytes(), options);
+  ASSERT_TRUE(interpreter);
+  const DelegationReport& report = *interpreter->delegation();
+  EXPECT_TRUE(report.partitions.empty());
+  ASSERT_EQ(report.nodes.size(), 1u);
+  ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+  EXPECT_NE(report.nodes[0].refusals[0].second.find("[2^-32, 256)"), std::string::npos)
+      << report.nodes[0].refusals[0].second;
+  EXPECT_TRUE(interpreter->Invoke().ok());
+}
+
 TEST(Xnnpack, LargePackedWeightsComeFromMappingsThatAreReturned) {
   // 128 x 3 x 3 x 64 weights pack into blocks of more than 64 KiB, which XNNPACK gets from
   // pre-faulted mappings (xnnpack_allocator.cc); each must be unmapped with its runtime.

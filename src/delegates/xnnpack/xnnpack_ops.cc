@@ -110,12 +110,19 @@ Status ActivationRange(tflite::ActivationFunctionType act, float* min, float* ma
   }
 }
 
-// XNNPACK's 8-bit convolution and matrix kernels need input x weight scale / output scale < 256.
+// XNNPACK's 8-bit convolution and matrix kernels need input x weight scale / output scale in
+// [2^-32, 256): outside it, Debian's build (assertions on) aborts the process (fuzz_invoke found a
+// scale under 2^-32). Checked in double and in float as XNNPACK computes it, so that rounding at
+// either edge cannot slip through.
 Status CheckRequantization(const Tensor* input, const Tensor* filter, const Tensor* output) {
   if (input->type == TensorType::kFloat32) return Status::Ok();
+  constexpr double kMin = 0x1.0p-32, kMax = 256.0;
   for (float fs : filter->quantization.scale) {
     const double scale = static_cast<double>(input->scale()) * fs / output->scale();
-    if (!(scale < 256.0) || !(scale > 0)) return Refuse("requantization scale ", scale, " is out of XNNPACK's range");
+    const float scale_f = input->scale() * fs / output->scale();
+    if (!(scale >= kMin && scale < kMax) || !(scale_f >= static_cast<float>(kMin) && scale_f < static_cast<float>(kMax))) {
+      return Refuse("requantization scale ", scale, " is out of XNNPACK's range [2^-32, 256)");
+    }
   }
   return Status::Ok();
 }

@@ -764,6 +764,46 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_invoke: ADD and LEAKY_RELU wrote a larger shape than their output, a variable tensor
+      // whose memory had been made at its declared shape (heap overflow under ASan).
+      {"variable_output_of_another_shape", "load", "is a variable of shape [1,2]",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {1, 4});
+         const int one = b.AddConstant("one", TensorType::kFloat32, {1}, std::vector<float>{1});
+         const int y = b.AddVariable("y", TensorType::kFloat32, {1, 2});
+         b.AddOp(tflite::BuiltinOperator_ADD, {x, one}, {y});
+         b.SetInputs({x});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
+      // fuzz_graph: the new shape's element count overflowed int64 (2^40 x 2^31) before the check.
+      {"reshape_overflowing_shape", "load", "new shape is too large",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {4});
+         const int shape = b.AddConstant("shape", TensorType::kInt32, {3},
+                                         std::vector<int32_t>{1048576, 1048576, 2147483646});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {});
+         b.AddOp(tflite::BuiltinOperator_RESHAPE, {x, shape}, {y});
+         b.SetInputs({x});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
+      // fuzz_invoke: a tensor written by two ops (a FLOOR_MOD, then an ADD of another type and
+      // shape) had memory planned for one of them; ADD stored through a null pointer.
+      {"tensor_written_twice", "load", "which op 0 also writes",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {4});
+         const int one = b.AddConstant("one", TensorType::kFloat32, {1}, std::vector<float>{1});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {4});
+         b.AddOp(tflite::BuiltinOperator_ADD, {x, one}, {y});
+         b.AddOp(tflite::BuiltinOperator_MUL, {x, one}, {y});
+         b.SetInputs({x});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
       {"conv_huge_dilation", "load", "spans more than 2^30",
        [] {
          return OneOp(tflite::BuiltinOperator_CONV_2D, TensorType::kFloat32, {1, 4, 4, 1},

@@ -222,6 +222,11 @@ Status Subgraph::ResizeTensor(Tensor* tensor, Shape shape) {
     return Status::Errorf("tensor '", tensor->name, "' is a constant of shape ", ShapeToString(tensor->shape),
                           " but the op computes ", ShapeToString(shape));
   }
+  if (tensor->allocation == Allocation::kPersistent && tensor->is_variable && tensor->shape != shape) {
+    // A variable's memory is made once, at its declared shape, and keeps its value across runs.
+    return Status::Errorf("tensor '", tensor->name, "' is a variable of shape ", ShapeToString(tensor->shape),
+                          " but the op computes ", ShapeToString(shape));
+  }
   const bool changed = tensor->shape != shape;
   tensor->shape = std::move(shape);
   if (changed && !NeedsOwnAllocation(tensor->type)) {

@@ -499,6 +499,7 @@ Status Model::Validate() {
       }
     }
     ER_RETURN_IF_ERROR(check_list(sg->outputs(), "output", false).WithContext(sg_label));
+    std::vector<int32_t> writer(num_tensors, -1);  // the op that writes each tensor
     for (uint32_t o = 0; o < Size(sg->operators()); ++o) {
       const tflite::Operator* op = sg->operators()->Get(o);
       const std::string op_label = StrCat(sg_label, ", op ", o);
@@ -513,8 +514,16 @@ Status Model::Validate() {
       const tflite::OperatorCode* code = m.operator_codes()->Get(op->opcode_index());
       const int32_t builtin = std::max<int32_t>(code->builtin_code(), code->deprecated_builtin_code());
       for (uint32_t i = 0; i < Size(op->outputs()); ++i) {
-        // An op that reads what it writes is a cycle no order of the ops can run.
+        // Every tensor has one writer (the graph is in SSA form, as TFLite's converter writes
+        // it): a second writer would resize and retype memory planned for the first (fuzz_invoke).
         const int32_t out = op->outputs()->Get(i);
+        if (out >= 0 && writer[out] >= 0) {
+          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+                                TensorLabel(s, out, sg->tensors()->Get(out)), ", which op ", writer[out],
+                                " also writes");
+        }
+        if (out >= 0) writer[out] = static_cast<int32_t>(o);
+        // An op that reads what it writes is a cycle no order of the ops can run.
         for (uint32_t j = 0; out >= 0 && j < Size(op->inputs()); ++j) {
           if (op->inputs()->Get(j) == out) {
             return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",

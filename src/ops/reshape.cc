@@ -38,8 +38,10 @@ Status ComputeShape(OpContext& ctx, Shape* out) {
       return ctx.Error("invalid dimension ", dims[i], " in new shape");
     }
     (*out)[i] = static_cast<int32_t>(dims[i]);
+    // Checked before multiplying: 2^40 times a dimension near 2^31 overflows int64 (fuzz_graph).
+    constexpr int64_t kMaxElements = int64_t{1} << 40;
+    if (dims[i] != 0 && known > kMaxElements / dims[i]) return ctx.Error("new shape is too large");
     known *= dims[i];
-    if (known > (int64_t{1} << 40)) return ctx.Error("new shape is too large");
   }
   if (stretch >= 0) {
     if (known == 0 || elements % known != 0) {

@@ -2,6 +2,7 @@
 // >= 2) -> complex64 [..., fft_height, fft_width / 2 + 1]. fft_length is an int32 [2] tensor of
 // powers of two; the input is cropped or zero-padded to it. A non-constant fft_length makes the
 // output dynamic.
+#include "kernels/optimized/rfft.h"
 #include "kernels/reference/fft.h"
 #include "ops/op_util.h"
 
@@ -57,10 +58,19 @@ Status Eval(OpContext& ctx) {
   int64_t slices = 1;
   for (int d = 0; d < rank - 2; ++d) slices *= input->dim(d);
   const int64_t out_slice = static_cast<int64_t>(fft_height) * (fft_width / 2 + 1);
+  if (fft_height == 1 && height == 1) {
+    // One real FFT per slice of one row (audio spectrograms such as YAMNet's): the optimized kernel.
+    optimized::RealFftRows(ctx.thread_pool(), input->data_as<float>(), slices, width, fft_width,
+                           output->data_as<std::complex<float>>());
+    return Status::Ok();
+  }
   std::vector<std::complex<double>> work;
+  const auto row_twiddles = reference::math::FftTwiddles(fft_width);
+  const auto column_twiddles = reference::math::FftTwiddles(fft_height);
   for (int64_t s = 0; s < slices; ++s) {
     reference::math::Rfft2dSlice(input->data_as<float>() + s * height * width, height, width, fft_height, fft_width,
-                                 output->data_as<std::complex<float>>() + s * out_slice, work);
+                                 output->data_as<std::complex<float>>() + s * out_slice, work, row_twiddles,
+                                 column_twiddles);
   }
   return Status::Ok();
 }

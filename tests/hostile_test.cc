@@ -777,6 +777,20 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_invoke: SPACE_TO_BATCH_ND with computed paddings wrote its run-time shape into a
+      // variable output whose buffer was made at the declared shape (heap overflow).
+      {"dynamic_variable_output", "load", "only when the graph runs",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {1, 2, 2, 1});
+         const int block = b.AddConstant("block", TensorType::kInt32, {2}, std::vector<int32_t>{1, 1});
+         const int paddings = b.AddTensor("paddings", TensorType::kInt32, {2, 2});
+         const int y = b.AddVariable("y", TensorType::kFloat32, {1, 2, 2, 1});
+         b.AddOp(tflite::BuiltinOperator_SPACE_TO_BATCH_ND, {x, block, paddings}, {y});
+         b.SetInputs({x, paddings});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
       // fuzz_graph: the new shape's element count overflowed int64 (2^40 x 2^31) before the check.
       {"reshape_overflowing_shape", "load", "new shape is too large",
        [] {

@@ -249,6 +249,12 @@ Status Subgraph::ResizeTensor(Tensor* tensor, Shape shape) {
 }
 
 void Subgraph::MarkDynamic(Tensor* tensor) {
+  if (tensor != nullptr && tensor->is_variable && tensor->allocation == Allocation::kPersistent) {
+    // Its buffer was made once at the declared shape; a kernel writing a run-time shape into it
+    // would overflow it (fuzz_invoke: SPACE_TO_BATCH_ND with computed paddings).
+    refused_dynamic_ = tensor;
+    return;
+  }
   if (tensor == nullptr || tensor->is_constant() || tensor->allocation == Allocation::kPersistent) return;
   tensor->allocation = Allocation::kDynamic;
 }
@@ -338,11 +344,17 @@ Status Subgraph::PrepareNode(int n) {
   }
   if (node.registration->prepare) {
     OpContext context(this, n);
+    refused_dynamic_ = nullptr;
     Status status = node.registration->prepare(context);
     if (!status.ok()) {
       // Errors made with OpContext::Error already say where; others get the location here.
       if (status.message().rfind(model_name_ + ":", 0) == 0) return status;
       return status.WithContext(NodeLocation(n));
+    }
+    if (refused_dynamic_ != nullptr) {
+      return Status::Errorf(NodeLocation(n), ": output '", refused_dynamic_->name, "' is a variable of shape ",
+                            ShapeToString(refused_dynamic_->shape),
+                            ", but the op knows its shape only when the graph runs");
     }
   }
   return Status::Ok();

@@ -92,6 +92,8 @@ class Subgraph {
   // Used through OpContext.
   bool in_eval() const { return in_eval_; }
   Status ResizeTensor(Tensor* tensor, Shape shape);
+  // Constants and persistent tensors keep their memory: asking for a persistent variable (an op
+  // output whose shape is known only when the graph runs) is refused, and PrepareNode reports it.
   void MarkDynamic(Tensor* tensor);
   Result<Tensor*> RequestTemporary(int node_index, int slot, TensorType type, Shape shape);
   // Gives a dynamic or persistent tensor memory for its current shape.
@@ -141,6 +143,7 @@ class Subgraph {
   DelegationReport delegation_;
   AlignedBuffer arena_;
   size_t arena_bytes_ = 0;
+  const Tensor* refused_dynamic_ = nullptr;  // set by MarkDynamic during one node's prepare
   size_t owned_bytes_ = 0;  // capacity handed out by AllocateOwned
   bool needs_allocation_ = true;
   bool in_eval_ = false;

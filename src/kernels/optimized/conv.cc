@@ -34,27 +34,63 @@ void PackConvFilterF32(const Shape& filter_shape, const float* filter, int group
 
 namespace {
 
+// n floats; the windows are short (often 3 to 48 values), where a library call per window row
+// costs more than the copy.
+inline void CopyFloats(float* dst, const float* src, int n) {
+  int i = 0;
+  for (; i + 4 <= n; i += 4) std::memcpy(dst + i, src + i, 4 * sizeof(float));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 // Rows [r0, r0 + rows) of the im2col matrix of group g: for each output pixel, the window's
 // input values (zeros outside the image), KH * KW * f_c per row.
 void Im2Col(const reference::ConvParams& p, const Shape& in, const float* input, int kh, int kw, int f_c, int group,
             int out_h, int out_w, int64_t r0, int rows, float* a) {
   const int in_h = in[1], in_w = in[2], in_c = in[3];
   const int64_t k = static_cast<int64_t>(kh) * kw * f_c;
+  const int64_t row_stride = static_cast<int64_t>(in_w) * in_c, image_stride = in_h * row_stride;
+  // Without groups or dilation along x, the part of a window row inside the image is one run of
+  // the input.
+  const bool runs = f_c == in_c && p.dilation_w == 1;
+  // The pixel of row r0, then advanced one pixel per row (no division per row).
+  int64_t b = r0 / (static_cast<int64_t>(out_h) * out_w);
+  int oy = static_cast<int>(r0 / out_w % out_h), ox = static_cast<int>(r0 % out_w);
   for (int r = 0; r < rows; ++r) {
-    const int64_t pixel = r0 + r;
-    const int64_t b = pixel / (static_cast<int64_t>(out_h) * out_w);
-    const int oy = static_cast<int>(pixel / out_w % out_h), ox = static_cast<int>(pixel % out_w);
     float* dst = a + r * k;
-    for (int ky = 0; ky < kh; ++ky) {
+    const float* image = input + b * image_stride + static_cast<int64_t>(group) * f_c;
+    const int ix0 = ox * p.stride_w - p.pad_w;
+    // Taps [x_lo, x_hi) of a window row fall inside the image (runs only).
+    const int x_lo = runs ? std::min(kw, std::max(0, -ix0)) : 0;
+    const int x_hi = runs ? std::max(x_lo, std::min(kw, in_w - ix0)) : 0;
+    for (int ky = 0; ky < kh; ++ky, dst += static_cast<int64_t>(kw) * f_c) {
       const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
-      for (int kx = 0; kx < kw; ++kx, dst += f_c) {
-        const int ix = ox * p.stride_w - p.pad_w + kx * p.dilation_w;
-        if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) {
-          std::fill(dst, dst + f_c, 0.0f);
+      if (iy < 0 || iy >= in_h) {
+        std::fill(dst, dst + static_cast<int64_t>(kw) * f_c, 0.0f);
+        continue;
+      }
+      const float* row = image + iy * row_stride;
+      if (runs) {
+        // (Tests first: most windows are inside the image, and a fill of nothing is still a call.)
+        if (x_lo > 0) std::fill(dst, dst + x_lo * f_c, 0.0f);
+        if (x_hi > x_lo) CopyFloats(dst + x_lo * f_c, row + static_cast<int64_t>(ix0 + x_lo) * in_c, (x_hi - x_lo) * f_c);
+        if (x_hi < kw) std::fill(dst + x_hi * f_c, dst + kw * f_c, 0.0f);
+        continue;
+      }
+      for (int kx = 0; kx < kw; ++kx) {
+        const int ix = ix0 + kx * p.dilation_w;
+        float* d = dst + kx * f_c;
+        if (ix < 0 || ix >= in_w) {
+          std::fill(d, d + f_c, 0.0f);
         } else {
-          std::memcpy(dst, input + ((b * in_h + iy) * in_w + ix) * in_c + static_cast<int64_t>(group) * f_c,
-                      sizeof(float) * f_c);
+          CopyFloats(d, row + static_cast<int64_t>(ix) * in_c, f_c);
         }
+      }
+    }
+    if (++ox == out_w) {
+      ox = 0;
+      if (++oy == out_h) {
+        oy = 0;
+        ++b;
       }
     }
   }

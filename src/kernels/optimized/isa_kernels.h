@@ -75,6 +75,9 @@ struct IsaKernels {
   Isa isa = Isa::kGeneric;
   int f32_mr = 0, f32_nr = 0;
   GemmF32Fn gemm_f32[kMaxMr + 1] = {};  // by number of rows, 1 .. f32_mr
+  // Panels of f32_nr_narrow columns for products of at most that many (0: none, use f32_nr).
+  int f32_nr_narrow = 0;
+  GemmF32Fn gemm_f32_narrow[kMaxMr + 1] = {};
   int i16_mr = 0, i16_nr = 0;
   GemmI16Fn gemm_i16[kMaxMr + 1] = {};
   DwConvRowFn dwconv_f32 = nullptr;

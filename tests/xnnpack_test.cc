@@ -11,6 +11,7 @@
 
 #include "core/subgraph.h"
 #include "delegates/xnnpack/xnnpack_allocator.h"
+#include "kernels/optimized/cpu.h"
 #include "quant/float16.h"
 #include "test_util.h"
 
@@ -702,6 +703,65 @@ TEST(Xnnpack, PartitionsAroundARefusedOp) {
   ExpectMatchesBuiltin(bytes, "conv tanh conv", {1e-4f, 0}, 4);
   ExpectMatchesBuiltin(bytes, "conv tanh conv, batch 3", {1e-4f, 0}, 4, -2, 2, 7, {3, 5, 5, 2});
   ExpectMatchesBuiltin(bytes, "conv tanh conv, 2 threads", {1e-4f, 0}, 4, -2, 2, 8, {2, 5, 5, 2}, 2);
+}
+
+// conv 1x1 (in_c -> out_c) then ADD of a constant, on [1, side, side, in_c].
+std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", kF32, {1, side, side, in_c});
+  const int w = b.AddConstant<float>("w", kF32, {out_c, 1, 1, in_c}, testing::RandomFloats(out_c * in_c, 3));
+  const int bias = b.AddConstant<float>("bias", kF32, {out_c}, testing::RandomFloats(out_c, 4));
+  const int c = b.AddConstant<float>("c", kF32, {out_c}, testing::RandomFloats(out_c, 5));
+  const int h = b.AddTensor("h", kF32, {1, side, side, out_c});
+  const int y = b.AddTensor("y", kF32, {1, side, side, out_c});
+  auto conv = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1, Act::ActivationFunctionType_RELU6));
+  b.AddOp(Op::BuiltinOperator_CONV_2D, {x, w, bias}, {h}, tflite::BuiltinOptions_Conv2DOptions, conv);
+  b.AddOp(Op::BuiltinOperator_ADD, {h, c}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  return b.Finish();
+}
+
+// On AVX-512 the large float 1x1 convolutions stay on edgerun's GEMM (faster there than this
+// XNNPACK), the small ones and everything else go to XNNPACK; builtin_float_gemm_min_macs 0 gives
+// XNNPACK all of them. The results agree either way.
+TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
+  SKIP_WITHOUT_XNNPACK();
+  const auto large = PointwiseConvAdd(32, 64, 128);  // 8.4M multiply-adds
+  const auto small = PointwiseConvAdd(8, 16, 32);    // 33k
+  const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
+  {
+    auto interpreter = testing::Build(large);
+    ASSERT_TRUE(interpreter);
+    const DelegationReport& report = *interpreter->delegation();
+    if (avx512) {
+      // The ADD alone is under the partition threshold: nothing is delegated.
+      EXPECT_TRUE(report.partitions.empty());
+      ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+      EXPECT_NE(report.nodes[0].refusals[0].second.find("edgerun's AVX-512 GEMM"), std::string::npos)
+          << report.nodes[0].refusals[0].second;
+    } else {
+      ASSERT_EQ(report.partitions.size(), 1u);
+    }
+  }
+  {
+    InterpreterOptions options;
+    options.builtin_float_gemm_min_macs = 0;
+    auto interpreter = testing::Build(large, options);
+    ASSERT_TRUE(interpreter);
+    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
+    EXPECT_EQ(interpreter->delegation()->partitions[0].partition.nodes, (std::vector<int>{0, 1}));
+  }
+  {
+    auto interpreter = testing::Build(small);
+    ASSERT_TRUE(interpreter);
+    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
+  }
+  // Numerics against the builtin kernels (the XNNPACK run with its threshold of 1 node: the ADD
+  // alone goes to XNNPACK, reading the builtin conv's output).
+  ExpectMatchesBuiltin(large, "pointwise conv + add, large", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 9);
+  ExpectMatchesBuiltin(small, "pointwise conv + add, small", {1e-4f, 0}, 2, -2, 2, 10);
+  ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 11, {}, 2);
 }
 
 // A value nobody reads (a dead branch) is still written: XNNPACK gives memory only to values

@@ -53,6 +53,10 @@ struct InterpreterOptions {
   // XNNPACK partitions of fewer nodes stay on the builtin kernels, unless they hold a
   // convolution-like node or the whole subgraph.
   int xnnpack_min_partition_nodes = 2;
+  // On CPUs with AVX-512, float32 1x1 convolutions (stride 1, one group) of at least this many
+  // multiply-adds stay on edgerun's own GEMM kernel, which runs them faster than the XNNPACK that
+  // edgerun is built with (docs/performance.md). 0: XNNPACK takes every node it supports.
+  int64_t builtin_float_gemm_min_macs = 4000000;
   // Delegates applied before XNNPACK, in this order; each sees the nodes the previous left.
   std::vector<std::shared_ptr<Delegate>> delegates;
 };

@@ -34,7 +34,9 @@ const char kBenchUsage[] =
     "                      past --runs for at most 100000 runs\n"
     "  --max-secs S        stop the timed runs after S seconds, when --runs are done (default 150)\n"
     "  --warmup N          untimed runs after the first inference (default 5)\n"
-    "  --delegate NAME     none | xnnpack (default: xnnpack when this build has it)\n"
+    "  --delegate NAME     none | xnnpack | xnnpack-all (default: xnnpack when this build has it;\n"
+    "                      xnnpack-all also hands XNNPACK the large float32 1x1 convolutions\n"
+    "                      that edgerun's own GEMM runs faster on AVX-512)\n"
     "  --no-xnnpack        same as --delegate none\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
@@ -108,8 +110,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
     } else if (a == "--no-xnnpack") {
       o->delegate = "none";
     } else if (a == "--delegate") {
-      if (!value() || (v != "none" && v != "xnnpack" && v != "default")) {
-        return usage("--delegate needs 'none' or 'xnnpack'");
+      if (!value() || (v != "none" && v != "xnnpack" && v != "xnnpack-all" && v != "default")) {
+        return usage("--delegate needs 'none', 'xnnpack' or 'xnnpack-all'");
       }
       o->delegate = v;
     } else if (a == "--input" || a == "-i") {
@@ -150,13 +152,16 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
 }
 
 // The interpreter option behind --delegate: "default" is the interpreter's default (XNNPACK when
-// this build has it), "xnnpack" insists on it, "none" runs the builtin kernels only.
+// this build has it), "xnnpack" insists on it, "xnnpack-all" also gives XNNPACK the large float
+// 1x1 convolutions that edgerun's GEMM runs faster (InterpreterOptions::builtin_float_gemm_min_macs),
+// "none" runs the builtin kernels only.
 Status ApplyDelegate(const std::string& name, InterpreterOptions* options, std::string* effective) {
-  if (name == "xnnpack" && !XnnpackAvailable()) {
-    return Status::Unsupported("--delegate xnnpack: this edgerun was built without XNNPACK (libxnnpack-dev)");
+  if ((name == "xnnpack" || name == "xnnpack-all") && !XnnpackAvailable()) {
+    return Status::Unsupported("--delegate " + name + ": this edgerun was built without XNNPACK (libxnnpack-dev)");
   }
   options->use_xnnpack = name != "none" && XnnpackAvailable();
-  *effective = options->use_xnnpack ? "xnnpack" : "none";
+  if (name == "xnnpack-all") options->builtin_float_gemm_min_macs = 0;
+  *effective = !options->use_xnnpack ? "none" : name == "xnnpack-all" ? "xnnpack-all" : "xnnpack";
   return Status::Ok();
 }
 

@@ -12,6 +12,7 @@
 #include "core/thread_pool.h"
 #include "delegates/xnnpack/xnnpack_allocator.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
+#include "kernels/optimized/cpu.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
 
@@ -222,6 +223,8 @@ class XnnpackDelegate : public Delegate {
         }
       }
     }
+    const std::string builtin_gemm = BuiltinGemmIsFaster(node);
+    if (!builtin_gemm.empty()) return NodeClaim::No(builtin_gemm);
     StaticStorage storage;
     GraphBuilder check(graph, nullptr, [](int) { return 0u; }, storage);
     OpTraits traits;
@@ -248,6 +251,33 @@ class XnnpackDelegate : public Delegate {
   }
 
  private:
+  // Why a float32 CONV_2D stays on the builtin kernel: a 1x1 convolution (stride 1, one group)
+  // is one GEMM on the input as it is, and edgerun's AVX-512 GEMM (12 x 32 tiles, 24 of the 32
+  // registers accumulating) runs large ones faster than the 2022 XNNPACK that Debian ships
+  // (7 x 16 tiles). Empty when XNNPACK should take the node.
+  static std::string BuiltinGemmIsFaster(const OpContext& node) {
+    const int64_t min_macs = node.interpreter().options().builtin_float_gemm_min_macs;
+    if (min_macs <= 0 || node.builtin_code() != tflite::BuiltinOperator_CONV_2D) return {};
+    if (optimized::ActiveIsa() != optimized::Isa::kAvx512 || node.num_inputs() < 2 || node.num_outputs() < 1) return {};
+    const Tensor* input = node.input(0);
+    const Tensor* filter = node.input(1);
+    const Tensor* output = node.output(0);
+    if (!input || !filter || !output || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32 ||
+        !filter->is_constant() || input->rank() != 4 || filter->rank() != 4 || output->rank() != 4) {
+      return {};
+    }
+    const auto* o = node.op() ? node.op()->builtin_options_as_Conv2DOptions() : nullptr;
+    if (!o || o->stride_h() != 1 || o->stride_w() != 1 || filter->dim(1) != 1 || filter->dim(2) != 1 ||
+        filter->dim(3) != input->dim(3)) {
+      return {};
+    }
+    const int64_t macs = output->num_elements() * filter->dim(3);
+    if (macs < min_macs) return {};
+    return StrCat("float32 1x1 convolution of ", macs,
+                  " multiply-adds: edgerun's AVX-512 GEMM runs it faster than this XNNPACK "
+                  "(InterpreterOptions::builtin_float_gemm_min_macs)");
+  }
+
   Status TryAlone(Subgraph& graph, const OpContext& node) {
     std::set<int> ins, outs;
     for (int i = 0; i < node.num_inputs(); ++i) ins.insert(node.input_tensor_index(i));

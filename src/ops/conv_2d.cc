@@ -3,6 +3,7 @@
 // Types: float32; uint8 (per-tensor, asymmetric weights); int8 x int8/int4 weights (per-tensor or
 // per-channel, int32 bias); int16 x int8/int4 weights (int32 or int64 bias); hybrid float32
 // input x int8/int4 weights, the input quantized per image at run time.
+#include "edgerun/interpreter.h"
 #include "kernels/optimized/conv.h"
 #include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
@@ -158,8 +159,12 @@ Status Eval(OpContext& ctx, ConvState& state) {
   if (output->num_elements() == 0) return Status::Ok();
   if (input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32) {
     if (!filter->is_constant()) state.packed_f32.groups.clear();
+    const bool packed_before = !state.packed_f32.groups.empty();
     optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), input->dim(3) / filter->dim(3),
                                  optimized::ActiveIsa(), &state.packed_f32);
+    // From now on the packed copy is read, not the file: its pages can leave the process, so
+    // that the weights are not resident twice (a no-op for models loaded from memory).
+    if (!packed_before && filter->is_constant()) ctx.interpreter().model().ReleaseResidentPages(filter->data, filter->bytes);
     optimized::Conv2DF32(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(), filter->shape,
                          state.packed_f32, bias ? bias->data_as<float>() : nullptr, output->shape,
                          output->data_as<float>());

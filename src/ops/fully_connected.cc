@@ -6,6 +6,7 @@
 // int16 x int16 weights; hybrid float32 x int8/int4 weights, each input row quantized at run
 // time (symmetric, or asymmetric with asymmetric_quantize_inputs). Sparse constant weights
 // (SparsityParameters) are densified once at prepare and then run as dense weights.
+#include "edgerun/interpreter.h"
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
@@ -36,12 +37,14 @@ const Tensor* Weights(const OpContext& ctx, const FcState& state) {
   return state.sparse_weights ? &state.dense_weights : ctx.input(1);
 }
 
-const optimized::PackedF32& PackedFloat(FcState& s, const Tensor* weights) {
+const optimized::PackedF32& PackedFloat(const OpContext& ctx, FcState& s, const Tensor* weights) {
   const float* data = weights->data_as<float>();
   const int units = weights->dim(0), depth = weights->dim(1);
   const optimized::Isa isa = optimized::ActiveIsa();
   if (!weights->is_constant() || s.packed_f32.source != data || s.packed_f32.isa != isa) {
     optimized::PackF32FromNK(data, depth, units, depth, isa, &s.packed_f32);
+    // The packed copy is read from now on: the file's pages of the weights can leave the process.
+    if (weights->is_constant()) ctx.interpreter().model().ReleaseResidentPages(weights->data, weights->bytes);
   }
   return s.packed_f32;
 }
@@ -209,7 +212,7 @@ Status Eval(OpContext& ctx, FcState& state) {
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   if (input->type == TensorType::kFloat32 && weights->type == TensorType::kFloat32) {
     optimized::GemmF32(ctx.thread_pool(), input->data_as<float>(), depth, static_cast<int>(batches),
-                       PackedFloat(state, weights), output->data_as<float>(), units,
+                       PackedFloat(ctx, state, weights), output->data_as<float>(), units,
                        bias ? bias->data_as<float>() : nullptr, state.act_min, state.act_max);
     return Status::Ok();
   }

@@ -705,8 +705,9 @@ TEST(Xnnpack, PartitionsAroundARefusedOp) {
   ExpectMatchesBuiltin(bytes, "conv tanh conv, 2 threads", {1e-4f, 0}, 4, -2, 2, 8, {2, 5, 5, 2}, 2);
 }
 
-// conv 1x1 (in_c -> out_c) then ADD of a constant, on [1, side, side, in_c].
-std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c) {
+// conv 1x1 (in_c -> out_c) then ADD of a constant, on [1, side, side, in_c]; with `depthwise`, a
+// 3x3 depthwise convolution between them (an inverted-residual block's expand and depthwise).
+std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c, bool depthwise = false) {
   ModelBuilder b;
   const int x = b.AddTensor("x", kF32, {1, side, side, in_c});
   const int w = b.AddConstant<float>("w", kF32, {out_c, 1, 1, in_c}, testing::RandomFloats(out_c * in_c, 3));
@@ -716,7 +717,14 @@ std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c) {
   const int y = b.AddTensor("y", kF32, {1, side, side, out_c});
   auto conv = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1, Act::ActivationFunctionType_RELU6));
   b.AddOp(Op::BuiltinOperator_CONV_2D, {x, w, bias}, {h}, tflite::BuiltinOptions_Conv2DOptions, conv);
-  b.AddOp(Op::BuiltinOperator_ADD, {h, c}, {y});
+  int added = h;
+  if (depthwise) {
+    const int dw_w = b.AddConstant<float>("dw_w", kF32, {1, 3, 3, out_c}, testing::RandomFloats(9 * out_c, 6));
+    added = b.AddTensor("d", kF32, {1, side, side, out_c});
+    auto dw = ER_OPTIONS(tflite::CreateDepthwiseConv2DOptions(fbb, tflite::Padding_SAME, 1, 1, 1));
+    b.AddOp(Op::BuiltinOperator_DEPTHWISE_CONV_2D, {h, dw_w, -1}, {added}, tflite::BuiltinOptions_DepthwiseConv2DOptions, dw);
+  }
+  b.AddOp(Op::BuiltinOperator_ADD, {added, c}, {y});
   b.SetInputs({x});
   b.SetOutputs({y});
   return b.Finish();
@@ -757,8 +765,26 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
     ASSERT_TRUE(interpreter);
     ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
   }
+  {
+    // The depthwise convolution that reads the builtin GEMM's output stays with it.
+    auto interpreter = testing::Build(PointwiseConvAdd(32, 64, 128, true));
+    ASSERT_TRUE(interpreter);
+    const DelegationReport& report = *interpreter->delegation();
+    ASSERT_EQ(report.nodes.size(), 3u);
+    if (avx512) {
+      EXPECT_TRUE(report.partitions.empty());
+      ASSERT_EQ(report.nodes[1].refusals.size(), 1u);
+      EXPECT_NE(report.nodes[1].refusals[0].second.find("depthwise convolution of the output of op 0"),
+                std::string::npos)
+          << report.nodes[1].refusals[0].second;
+    } else {
+      ASSERT_EQ(report.partitions.size(), 1u);
+    }
+  }
   // Numerics against the builtin kernels (the XNNPACK run with its threshold of 1 node: the ADD
   // alone goes to XNNPACK, reading the builtin conv's output).
+  ExpectMatchesBuiltin(PointwiseConvAdd(32, 64, 128, true), "pointwise conv + depthwise + add", {1e-4f, 0},
+                       avx512 ? 1 : 3, -2, 2, 13);
   ExpectMatchesBuiltin(large, "pointwise conv + add, large", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 9);
   ExpectMatchesBuiltin(small, "pointwise conv + add, small", {1e-4f, 0}, 2, -2, 2, 10);
   ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 11, {}, 2);

@@ -223,8 +223,9 @@ class XnnpackDelegate : public Delegate {
         }
       }
     }
-    const std::string builtin_gemm = BuiltinGemmIsFaster(node);
-    if (!builtin_gemm.empty()) return NodeClaim::No(builtin_gemm);
+    std::string builtin = BuiltinGemmIsFaster(node);
+    if (builtin.empty()) builtin = ReadsTheBuiltinGemm(node);
+    if (!builtin.empty()) return NodeClaim::No(builtin);
     StaticStorage storage;
     GraphBuilder check(graph, nullptr, [](int) { return 0u; }, storage);
     OpTraits traits;
@@ -276,6 +277,28 @@ class XnnpackDelegate : public Delegate {
     return StrCat("float32 1x1 convolution of ", macs,
                   " multiply-adds: edgerun's AVX-512 GEMM runs it faster than this XNNPACK "
                   "(InterpreterOptions::builtin_float_gemm_min_macs)");
+  }
+
+  // Why a float32 DEPTHWISE_CONV_2D stays on the builtin kernel: its input comes from a
+  // convolution that BuiltinGemmIsFaster keeps (an inverted-residual block: expand, depthwise,
+  // project), so it would be a partition of its own between two builtin nodes, and the builtin
+  // depthwise kernel runs as fast without the handoff. Empty when XNNPACK should take the node.
+  static std::string ReadsTheBuiltinGemm(const OpContext& node) {
+    if (node.builtin_code() != tflite::BuiltinOperator_DEPTHWISE_CONV_2D || node.num_inputs() < 1) return {};
+    const Tensor* input = node.input(0);
+    if (!input || input->type != TensorType::kFloat32) return {};
+    const int t = node.input_tensor_index(0);
+    Subgraph& graph = node.subgraph();
+    for (int n = 0; n < graph.num_model_nodes(); ++n) {
+      const OpContext producer(&graph, n);
+      for (int o = 0; o < producer.num_outputs(); ++o) {
+        if (producer.output_tensor_index(o) != t) continue;
+        if (BuiltinGemmIsFaster(producer).empty()) return {};
+        return StrCat("float32 depthwise convolution of the output of op ", n,
+                      ", which stays on edgerun's GEMM: alone in a partition it would cost a handoff and save nothing");
+      }
+    }
+    return {};
   }
 
   Status TryAlone(Subgraph& graph, const OpContext& node) {

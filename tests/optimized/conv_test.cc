@@ -81,6 +81,42 @@ TEST(OptimizedConv2D, FloatMatchesReference) {
   });
 }
 
+TEST(OptimizedConv2D, WindowRowsReadInPlaceMatchReference) {
+  // Larger images than the random test: most pixels take the in-place path (GemmF32TileRows),
+  // the edge columns im2col; a first layer (3 channels, stride 2), a narrow one, padding on both
+  // sides, a window taller than wide.
+  struct Case {
+    int in_h, in_w, in_c, out_c, kh, kw, stride, pad_h, pad_w;
+  };
+  const Case cases[] = {{33, 47, 3, 32, 3, 3, 2, 0, 0}, {9, 30, 64, 13, 3, 3, 1, 1, 1},
+                        {17, 21, 5, 40, 5, 2, 1, 2, 1}, {12, 12, 8, 33, 7, 7, 1, 3, 3}};
+  Random r(7);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (const Case& c : cases) {
+      reference::ConvParams p;
+      p.stride_h = p.stride_w = c.stride;
+      p.pad_h = c.pad_h;
+      p.pad_w = c.pad_w;
+      p.act_min = 0.0f;
+      p.act_max = 6.0f;
+      const int out_h = (c.in_h + 2 * c.pad_h - c.kh) / c.stride + 1, out_w = (c.in_w + 2 * c.pad_w - c.kw) / c.stride + 1;
+      const Shape in_shape{2, c.in_h, c.in_w, c.in_c}, filter_shape{c.out_c, c.kh, c.kw, c.in_c};
+      const Shape out_shape{2, out_h, out_w, c.out_c};
+      const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(in_shape)));
+      const std::vector<float> filter = r.Floats(static_cast<size_t>(NumElements(filter_shape)));
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(c.out_c));
+      std::vector<float> want(static_cast<size_t>(NumElements(out_shape))), got(want.size(), 123.0f);
+      reference::Conv2D(p, in_shape, input.data(), filter_shape, filter.data(), bias.data(), out_shape, want.data());
+      ConvFilterF32 packed;
+      PackConvFilterF32(filter_shape, filter.data(), 1, isa, &packed);
+      Conv2DF32(pool, p, in_shape, input.data(), filter_shape, packed, bias.data(), out_shape, got.data());
+      SCOPED_TRACE(::testing::Message() << "in " << c.in_h << "x" << c.in_w << "x" << c.in_c << " k " << c.kh << "x"
+                                        << c.kw << " out_c " << c.out_c);
+      ExpectNear(got, want, static_cast<float>(c.kh * c.kw * c.in_c + 1));
+    }
+  });
+}
+
 TEST(OptimizedConv2D, LargeDepthSplitsIntoBlocks) {
   // Depth above one pass over a panel (the kernel accumulates into C between passes).
   Random r(2);

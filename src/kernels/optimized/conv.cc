@@ -122,6 +122,20 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
   const int64_t k = static_cast<int64_t>(kh) * kw * f_c;
   const TileGrid grid = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), first.panels(), mr,
                                   NumThreads(pool));
+  // Without groups or dilation along x, a window row is one run of the input, and the runs of
+  // neighbouring output pixels are stride_w * in_c floats apart: for the pixels whose window is
+  // inside the image horizontally, the GEMM reads each window row in place (GemmF32TileRows),
+  // with the sums in registers across the rows. Edge pixels, and windows too deep to keep a B
+  // panel in L2, go through im2col.
+  const bool in_place = groups == 1 && p.dilation_w == 1 && k > 0 && k <= 1024 && kh <= kMaxGemmParts &&
+                        HasGemmF32Rows(first.isa);
+  int x_lo = 0, x_hi = 0;  // output columns whose window is inside the image horizontally
+  if (in_place) {
+    x_lo = p.pad_w <= 0 ? 0 : (p.pad_w + p.stride_w - 1) / p.stride_w;
+    const int64_t last = static_cast<int64_t>(in_shape[2]) - kw + p.pad_w;  // largest ox * stride_w
+    x_hi = last < 0 ? 0 : static_cast<int>(std::min<int64_t>(out_w, last / p.stride_w + 1));
+    x_lo = std::min(x_lo, x_hi);
+  }
   ParallelFor(pool, grid.tasks() * groups, [&](int64_t task) {
     const int g = static_cast<int>(task % groups);
     const int64_t t = task / groups;
@@ -131,10 +145,46 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
     const PackedF32& b = filter.groups[g];
     const int n0 = cg * grid.panels_per_group * b.nr, n1 = std::min(b.n, n0 + grid.panels_per_group * b.nr);
     if (rows <= 0 || n0 >= n1) return;
-    float* a = ScratchF32(static_cast<size_t>(rows) * k);
-    Im2Col(p, in_shape, input, kh, kw, f_c, g, out_h, out_w, r0, rows, a);
-    GemmF32Tile(a, k, rows, b, n0, n1, output + r0 * out_c + static_cast<int64_t>(g) * per_group, out_c,
-                bias ? bias + g * per_group : nullptr, p.act_min, p.act_max);
+    const float* group_bias = bias ? bias + g * per_group : nullptr;
+    // Pixels [pixel, pixel + count) through im2col.
+    auto im2col_gemm = [&](int64_t pixel, int count) {
+      if (count <= 0) return;
+      float* a = ScratchF32(static_cast<size_t>(count) * k);
+      Im2Col(p, in_shape, input, kh, kw, f_c, g, out_h, out_w, pixel, count, a);
+      GemmF32Tile(a, k, count, b, n0, n1, output + pixel * out_c + static_cast<int64_t>(g) * per_group, out_c,
+                  group_bias, p.act_min, p.act_max);
+    };
+    if (!in_place) {
+      im2col_gemm(r0, rows);
+      return;
+    }
+    const int in_h = in_shape[1], in_w = in_shape[2];
+    const float* parts[kMaxGemmParts];
+    int depth0[kMaxGemmParts];
+    // The tile's pixels, one output row at a time: [x0, lo) and [hi, x1) at the edges.
+    for (int64_t pixel = r0, end = r0 + rows; pixel < end;) {
+      const int64_t out_row = pixel / out_w;  // batch * out_h + oy
+      const int x0 = static_cast<int>(pixel % out_w);
+      const int x1 = static_cast<int>(std::min<int64_t>(out_w, x0 + (end - pixel)));
+      const int lo = std::max(x0, std::min(x_lo, x1)), hi = std::max(lo, std::min(x_hi, x1));
+      im2col_gemm(pixel, lo - x0);
+      if (hi > lo) {
+        const int64_t batch = out_row / out_h;
+        const int oy = static_cast<int>(out_row % out_h);
+        const int64_t ix = static_cast<int64_t>(lo) * p.stride_w - p.pad_w;
+        int count = 0;
+        for (int ky = 0; ky < kh; ++ky) {
+          const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
+          if (iy < 0 || iy >= in_h) continue;  // zeros: the row adds nothing
+          parts[count] = input + ((batch * in_h + iy) * in_w + ix) * in_c;
+          depth0[count++] = ky * kw * f_c;
+        }
+        GemmF32TileRows(count, parts, static_cast<int64_t>(p.stride_w) * in_c, depth0, kw * f_c, hi - lo, b, n0, n1,
+                        output + (out_row * out_w + lo) * out_c, out_c, group_bias, p.act_min, p.act_max);
+      }
+      im2col_gemm(out_row * out_w + hi, x1 - hi);
+      pixel += x1 - x0;
+    }
   });
 }
 

@@ -172,6 +172,29 @@ void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0,
   }
 }
 
+bool HasGemmF32Rows(Isa isa) { return KernelsFor(isa).gemm_f32_rows[1] != nullptr; }
+
+void GemmF32TileRows(int parts, const float* const* a, int64_t lda, const int* depth0, int kc, int m,
+                     const PackedF32& b, int n0, int n1, float* c, int64_t ldc, const float* bias, float lo, float hi) {
+  const IsaKernels& kern = KernelsFor(b.isa);
+  const int mr = kern.f32_mr, nr = b.nr;
+  const GemmF32RowsFn* kernels = nr == kern.f32_nr ? kern.gemm_f32_rows : kern.gemm_f32_rows_narrow;
+  const float* ap[kMaxGemmParts];
+  const float* bp[kMaxGemmParts];
+  for (int p = n0 / nr; p * nr < n1; ++p) {
+    const int col = p * nr;
+    const int nc = std::min(nr, n1 - col);
+    for (int j = 0; j < parts; ++j) bp[j] = b.panel(p) + static_cast<int64_t>(depth0[j]) * nr;
+    const F32Epilogue ep{bias ? bias + col : nullptr, lo, hi};
+    for (int m0 = 0, tiles = (m + mr - 1) / mr; m0 < m; --tiles) {
+      const int rows = MicroTileRows(m - m0, tiles);
+      for (int j = 0; j < parts; ++j) ap[j] = a[j] + m0 * lda;
+      kernels[rows](parts, ap, lda, bp, kc, c + m0 * ldc + col, ldc, nc, &ep);
+      m0 += rows;
+    }
+  }
+}
+
 void GemmF32(ThreadPool* pool, const float* a, int64_t lda, int m, const PackedF32& b, float* c, int64_t ldc,
              const float* bias, float lo, float hi) {
   if (m <= 0 || b.n <= 0) return;

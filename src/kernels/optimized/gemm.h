@@ -76,6 +76,14 @@ void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32
 // (indexed by column) or is null.
 void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0, int n1, float* c, int64_t ldc,
                  const float* bias, float lo, float hi);
+// A product whose depth comes in `parts` runs of kc (at most kMaxGemmParts), run j read from
+// a[j] (rows lda apart) against depths [depth0[j], depth0[j] + kc) of B: a convolution on its input
+// as it is, one run per window row, with no im2col copy. One thread, like GemmF32Tile; no parts
+// give the bias, clamped. Only where HasGemmF32Rows.
+constexpr int kMaxGemmParts = 16;
+bool HasGemmF32Rows(Isa isa);
+void GemmF32TileRows(int parts, const float* const* a, int64_t lda, const int* depth0, int kc, int m,
+                     const PackedF32& b, int n0, int n1, float* c, int64_t ldc, const float* bias, float lo, float hi);
 // The whole product, split over the pool.
 void GemmF32(ThreadPool* pool, const float* a, int64_t lda, int m, const PackedF32& b, float* c, int64_t ldc,
              const float* bias, float lo, float hi);

@@ -27,6 +27,13 @@ struct F32Epilogue {
 using GemmF32Fn = void (*)(int kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int nc,
                            bool accumulate, const F32Epilogue* ep);
 
+// ---- float GEMM micro-kernel over window rows (a convolution without im2col)
+// C[mr x nc] = clamp(sum over parts j of A_j[mr x kc] * B_j + bias): part j's A rows start at a[j]
+// (lda floats apart), its packed B rows at b[j] (kc rows of NR floats). ep is not null. The
+// accumulators stay in registers across the parts.
+using GemmF32RowsFn = void (*)(int parts, const float* const* a, int64_t lda, const float* const* b, int kc, float* c,
+                               int64_t ldc, int nc, const F32Epilogue* ep);
+
 // ---- integer GEMM micro-kernel on int16 pairs
 // C[mr x nc] = (C if accumulate) + sum over kc2 pairs of A[m][2p] * B[2p][n] + A[m][2p+1] * B[2p+1][n],
 // int32 sums that wrap. A rows hold int16 values (lda int16s apart, pairs at even offsets); the
@@ -78,6 +85,9 @@ struct IsaKernels {
   // Panels of f32_nr_narrow columns for products of at most that many (0: none, use f32_nr).
   int f32_nr_narrow = 0;
   GemmF32Fn gemm_f32_narrow[kMaxMr + 1] = {};
+  // Over window rows, for panels of f32_nr and f32_nr_narrow columns (null: use im2col).
+  GemmF32RowsFn gemm_f32_rows[kMaxMr + 1] = {};
+  GemmF32RowsFn gemm_f32_rows_narrow[kMaxMr + 1] = {};
   int i16_mr = 0, i16_nr = 0;
   GemmI16Fn gemm_i16[kMaxMr + 1] = {};
   DwConvRowFn dwconv_f32 = nullptr;

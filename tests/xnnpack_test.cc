@@ -707,10 +707,11 @@ TEST(Xnnpack, PartitionsAroundARefusedOp) {
 
 // conv 1x1 (in_c -> out_c) then ADD of a constant, on [1, side, side, in_c]; with `depthwise`, a
 // 3x3 depthwise convolution between them (an inverted-residual block's expand and depthwise).
-std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c, bool depthwise = false) {
+std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c, bool depthwise = false, int window = 1) {
   ModelBuilder b;
   const int x = b.AddTensor("x", kF32, {1, side, side, in_c});
-  const int w = b.AddConstant<float>("w", kF32, {out_c, 1, 1, in_c}, testing::RandomFloats(out_c * in_c, 3));
+  const int w = b.AddConstant<float>("w", kF32, {out_c, window, window, in_c},
+                                     testing::RandomFloats(out_c * window * window * in_c, 3));
   const int bias = b.AddConstant<float>("bias", kF32, {out_c}, testing::RandomFloats(out_c, 4));
   const int c = b.AddConstant<float>("c", kF32, {out_c}, testing::RandomFloats(out_c, 5));
   const int h = b.AddTensor("h", kF32, {1, side, side, out_c});
@@ -765,6 +766,19 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
     ASSERT_TRUE(interpreter);
     ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
   }
+  {
+    // A 3x3 window that the GEMM reads in place counts too.
+    auto interpreter = testing::Build(PointwiseConvAdd(32, 16, 64, false, 3));  // 9.4M multiply-adds
+    ASSERT_TRUE(interpreter);
+    const DelegationReport& report = *interpreter->delegation();
+    if (avx512) {
+      ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+      EXPECT_NE(report.nodes[0].refusals[0].second.find("3x3 convolution"), std::string::npos)
+          << report.nodes[0].refusals[0].second;
+    }
+  }
+  ExpectMatchesBuiltin(PointwiseConvAdd(32, 16, 64, false, 3), "3x3 conv + add", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2,
+                       14);
   {
     // The depthwise convolution that reads the builtin GEMM's output stays with it.
     auto interpreter = testing::Build(PointwiseConvAdd(32, 64, 128, true));

@@ -37,6 +37,8 @@ const char kBenchUsage[] =
     "  --delegate NAME     none | xnnpack | xnnpack-all (default: xnnpack when this build has it;\n"
     "                      xnnpack-all also hands XNNPACK the large float32 1x1 convolutions\n"
     "                      that edgerun's own GEMM runs faster on AVX-512)\n"
+    "  --builtin-gemm-min-macs N  the size from which those convolutions stay on\n"
+    "                      edgerun's GEMM (default 4000000; 0: XNNPACK takes them all)\n"
     "  --no-xnnpack        same as --delegate none\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
@@ -63,6 +65,7 @@ struct Options {
   std::string delegate = "default";
   std::string trace, csv;
   long long threads = 1, runs = 50, warmup = 5, seed = 1, profile_top = 30;
+  long long builtin_gemm_min_macs = -1;  // -1: the interpreter's default
   double min_secs = 1.0, max_secs = 150.0;
   bool profile = false, json = false, progress = true;
 };
@@ -107,6 +110,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       if (!value() || !ParseSeconds(v, &o->min_secs)) return usage("--min-secs needs a number of seconds");
     } else if (a == "--max-secs") {
       if (!value() || !ParseSeconds(v, &o->max_secs)) return usage("--max-secs needs a number of seconds");
+    } else if (a == "--builtin-gemm-min-macs") {
+      if (!count(&o->builtin_gemm_min_macs, 0, 1LL << 60)) return usage("--builtin-gemm-min-macs needs a number");
     } else if (a == "--no-xnnpack") {
       o->delegate = "none";
     } else if (a == "--delegate") {
@@ -334,6 +339,7 @@ int RunBench(const std::vector<std::string>& args) {
   InterpreterOptions options;
   options.num_threads = static_cast<int>(o.threads);
   std::string delegate;
+  if (o.builtin_gemm_min_macs >= 0) options.builtin_float_gemm_min_macs = o.builtin_gemm_min_macs;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 
   const auto t_load = Clock::now();

@@ -13,6 +13,7 @@
 #include "delegates/xnnpack/xnnpack_allocator.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "kernels/optimized/cpu.h"
+#include "kernels/optimized/gemm.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
 
@@ -253,9 +254,10 @@ class XnnpackDelegate : public Delegate {
 
  private:
   // Why a float32 CONV_2D stays on the builtin kernel: a 1x1 convolution (stride 1, one group)
-  // is one GEMM on the input as it is, and edgerun's AVX-512 GEMM (12 x 32 tiles, 24 of the 32
-  // registers accumulating) runs large ones faster than the 2022 XNNPACK that Debian ships
-  // (7 x 16 tiles). Empty when XNNPACK should take the node.
+  // is one GEMM on the input as it is, other windows a GEMM that reads the window rows in place;
+  // edgerun's AVX-512 GEMM (12 x 32 tiles, 24 of the 32 registers accumulating) runs large ones
+  // faster than the 2022 XNNPACK that Debian ships (7 x 16 tiles). Empty when XNNPACK should
+  // take the node.
   static std::string BuiltinGemmIsFaster(const OpContext& node) {
     const int64_t min_macs = node.interpreter().options().builtin_float_gemm_min_macs;
     if (min_macs <= 0 || node.builtin_code() != tflite::BuiltinOperator_CONV_2D) return {};
@@ -268,13 +270,15 @@ class XnnpackDelegate : public Delegate {
       return {};
     }
     const auto* o = node.op() ? node.op()->builtin_options_as_Conv2DOptions() : nullptr;
-    if (!o || o->stride_h() != 1 || o->stride_w() != 1 || filter->dim(1) != 1 || filter->dim(2) != 1 ||
-        filter->dim(3) != input->dim(3)) {
-      return {};
-    }
-    const int64_t macs = output->num_elements() * filter->dim(3);
+    if (!o || filter->dim(3) != input->dim(3)) return {};  // one group only
+    const bool pointwise = filter->dim(1) == 1 && filter->dim(2) == 1 && o->stride_h() == 1 && o->stride_w() == 1;
+    // Other windows: those the builtin kernel reads in place, row by row (optimized/conv.cc).
+    const int64_t depth = static_cast<int64_t>(filter->dim(1)) * filter->dim(2) * filter->dim(3);
+    const bool in_place = o->dilation_w_factor() == 1 && filter->dim(1) <= optimized::kMaxGemmParts && depth <= 1024;
+    if (!pointwise && !in_place) return {};
+    const int64_t macs = output->num_elements() * depth;
     if (macs < min_macs) return {};
-    return StrCat("float32 1x1 convolution of ", macs,
+    return StrCat("float32 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
                   " multiply-adds: edgerun's AVX-512 GEMM runs it faster than this XNNPACK "
                   "(InterpreterOptions::builtin_float_gemm_min_macs)");
   }

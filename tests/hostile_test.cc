@@ -764,6 +764,21 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_model: a quantized BATCH_MATMUL with an empty output of 1.6 G columns sized its
+      // per-column requantization arrays from them (6.4 GB) in prepare.
+      {"batch_matmul_billions_of_columns", "load", "output channels: more than",
+       [] {
+         ModelBuilder b;
+         const QuantizationParams q{{0.01f}, {0}, 0};
+         const int lhs = b.AddTensor("lhs", TensorType::kInt16, {1, 0, 4}, q);
+         const int rhs = b.AddTensor("rhs", TensorType::kInt16, {1, 20000000, 4}, q);
+         const int y = b.AddTensor("y", TensorType::kInt16, {1, 0, 20000000}, q);
+         b.AddOp(tflite::BuiltinOperator_BATCH_MATMUL, {lhs, rhs}, {y}, tflite::BuiltinOptions_BatchMatMulOptions,
+                 ER_OPTIONS(tflite::CreateBatchMatMulOptions(fbb, false, true)));
+         b.SetInputs({lhs, rhs});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
       // fuzz_invoke: ADD and LEAKY_RELU wrote a larger shape than their output, a variable tensor
       // whose memory had been made at its declared shape (heap overflow under ASan).
       {"variable_output_of_another_shape", "load", "is a variable of shape [1,2]",

@@ -100,6 +100,10 @@ Status PrepareQuantizedOutput(const OpContext& ctx, const Tensor* input, const T
   ER_RETURN_IF_ERROR(CheckHasScale(ctx, output, "output"));
   const QuantizationParams& fq = filter->quantization;
   const int channels = rules.out_channels;
+  if (channels < 0 || channels > kMaxOutputChannels) {
+    return ctx.Error(channels, " output channels: more than the ", kMaxOutputChannels,
+                     " that edgerun keeps requantization parameters for");
+  }
   const bool per_channel = fq.per_channel();
   const bool legacy_uint8 = input->type == TensorType::kUInt8;
   if (per_channel) {
@@ -209,6 +213,10 @@ Status CheckDenseWeights(const OpContext& ctx, const Tensor* weights) {
 
 Status PrepareHybridScales(const OpContext& ctx, const Tensor* filter, int out_channels, std::vector<float>* scales) {
   ER_RETURN_IF_ERROR(CheckHasScale(ctx, filter, "filter"));
+  if (out_channels < 0 || out_channels > kMaxOutputChannels) {
+    return ctx.Error(out_channels, " output channels: more than the ", kMaxOutputChannels,
+                     " that edgerun keeps dequantization scales for");
+  }
   const QuantizationParams& fq = filter->quantization;
   if (fq.per_channel() && static_cast<int>(fq.scale.size()) != out_channels) {
     return ctx.Error("filter ", Describe(filter), " has ", fq.scale.size(), " scales for ", out_channels,

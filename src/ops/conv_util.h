@@ -22,6 +22,12 @@ struct ConvGeometry {
 // keep room to spare below 2^31. Dilations and strides come from the file.
 constexpr int64_t kMaxConvSpan = int64_t{1} << 30;
 
+// The most output channels (columns) a quantized convolution or matrix product keeps
+// requantization parameters for: those arrays are sized from shapes in the file, and an empty
+// output can declare any number of columns (fuzz_model: a BATCH_MATMUL with 1.6 G columns asked
+// for 6.4 GB in prepare). Real models have at most a few hundred thousand (vocabularies).
+constexpr int kMaxOutputChannels = 1 << 24;
+
 // Validates strides/dilations and the activation, computes the output height/width of an NHWC
 // input with a kh x kw window, and fills params (strides, dilations, padding, clamp range).
 Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Tensor* input, int kh, int kw,

@@ -35,7 +35,7 @@ const char kBenchUsage[] =
     "  --max-secs S        stop the timed runs after S seconds, when --runs are done (default 150)\n"
     "  --warmup N          untimed runs after the first inference (default 5)\n"
     "  --delegate NAME     none | xnnpack | xnnpack-all (default: xnnpack when this build has it;\n"
-    "                      xnnpack-all also hands XNNPACK the large float32 1x1 convolutions\n"
+    "                      xnnpack-all also hands XNNPACK the large float32 convolutions\n"
     "                      that edgerun's own GEMM runs faster on AVX-512)\n"
     "  --builtin-gemm-min-macs N  the size from which those convolutions stay on\n"
     "                      edgerun's GEMM (default 4000000; 0: XNNPACK takes them all)\n"
@@ -158,7 +158,7 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
 
 // The interpreter option behind --delegate: "default" is the interpreter's default (XNNPACK when
 // this build has it), "xnnpack" insists on it, "xnnpack-all" also gives XNNPACK the large float
-// 1x1 convolutions that edgerun's GEMM runs faster (InterpreterOptions::builtin_float_gemm_min_macs),
+// convolutions that edgerun's GEMM runs faster (InterpreterOptions::builtin_float_gemm_min_macs),
 // "none" runs the builtin kernels only.
 Status ApplyDelegate(const std::string& name, InterpreterOptions* options, std::string* effective) {
   if ((name == "xnnpack" || name == "xnnpack-all") && !XnnpackAvailable()) {

@@ -13,7 +13,7 @@
 #include "delegates/xnnpack/xnnpack_allocator.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "kernels/optimized/cpu.h"
-#include "kernels/optimized/gemm.h"
+#include "kernels/optimized/conv.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
 
@@ -272,10 +272,11 @@ class XnnpackDelegate : public Delegate {
     const auto* o = node.op() ? node.op()->builtin_options_as_Conv2DOptions() : nullptr;
     if (!o || filter->dim(3) != input->dim(3)) return {};  // one group only
     const bool pointwise = filter->dim(1) == 1 && filter->dim(2) == 1 && o->stride_h() == 1 && o->stride_w() == 1;
-    // Other windows: those the builtin kernel reads in place, row by row (optimized/conv.cc).
     const int64_t depth = static_cast<int64_t>(filter->dim(1)) * filter->dim(2) * filter->dim(3);
-    const bool in_place = o->dilation_w_factor() == 1 && filter->dim(1) <= optimized::kMaxGemmParts && depth <= 1024;
-    if (!pointwise && !in_place) return {};
+    if (!pointwise &&
+        !optimized::WindowRowsInPlace(filter->dim(1), depth, 1, o->dilation_w_factor(), optimized::ActiveIsa())) {
+      return {};
+    }
     const int64_t macs = output->num_elements() * depth;
     if (macs < min_macs) return {};
     return StrCat("float32 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,

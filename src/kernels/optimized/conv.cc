@@ -98,6 +98,10 @@ void Im2Col(const reference::ConvParams& p, const Shape& in, const float* input,
 
 }  // namespace
 
+bool WindowRowsInPlace(int kh, int64_t depth, int groups, int dilation_w, Isa isa) {
+  return groups == 1 && dilation_w == 1 && kh <= kMaxGemmParts && depth <= 1024 && HasGemmF32Rows(isa);
+}
+
 void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
                const Shape& filter_shape, const ConvFilterF32& filter, const float* bias, const Shape& out_shape,
                float* output) {
@@ -127,8 +131,7 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
   // inside the image horizontally, the GEMM reads each window row in place (GemmF32TileRows),
   // with the sums in registers across the rows. Edge pixels, and windows too deep to keep a B
   // panel in L2, go through im2col.
-  const bool in_place = groups == 1 && p.dilation_w == 1 && k > 0 && k <= 1024 && kh <= kMaxGemmParts &&
-                        HasGemmF32Rows(first.isa);
+  const bool in_place = k > 0 && WindowRowsInPlace(kh, k, groups, p.dilation_w, first.isa);
   int x_lo = 0, x_hi = 0;  // output columns whose window is inside the image horizontally
   if (in_place) {
     x_lo = p.pad_w <= 0 ? 0 : (p.pad_w + p.stride_w - 1) / p.stride_w;

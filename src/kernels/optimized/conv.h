@@ -19,6 +19,12 @@ struct ConvFilterF32 {
 };
 void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out);
 
+// Whether Conv2DF32 reads the window rows of a convolution in place (GemmF32TileRows, no im2col
+// copy) for the pixels whose window is inside the image horizontally: one group, no dilation
+// along x, at most kMaxGemmParts window rows and 1024 values per output (so that a B panel stays
+// in L2), and an ISA with those kernels. `depth` is KH * KW * C.
+bool WindowRowsInPlace(int kh, int64_t depth, int groups, int dilation_w, Isa isa);
+
 // input [N,H,W,C], filter [O,KH,KW,C/groups] (packed), bias [O] or null, output [N,OH,OW,O].
 void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
                const Shape& filter_shape, const ConvFilterF32& filter, const float* bias, const Shape& out_shape,

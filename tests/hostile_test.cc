@@ -779,6 +779,19 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_graph (5th 30-minute round): SQUEEZE of a scalar with squeeze_dims [0] read
+      // dimension 0 of an empty shape: the axis check let axis 0 through for rank 0.
+      {"squeeze_scalar_axis_0", "load", "axis 0 is out of range for rank 0",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {});
+         b.AddOp(tflite::BuiltinOperator_SQUEEZE, {x}, {y}, tflite::BuiltinOptions_SqueezeOptions,
+                 ER_OPTIONS(tflite::CreateSqueezeOptions(fbb, fbb.CreateVector(std::vector<int32_t>{0}))));
+         b.SetInputs({x});
+         b.SetOutputs({y});
+         return b.Finish();
+       }},
       // fuzz_invoke: ADD and LEAKY_RELU wrote a larger shape than their output, a variable tensor
       // whose memory had been made at its declared shape (heap overflow under ASan).
       {"variable_output_of_another_shape", "load", "is a variable of shape [1,2]",

@@ -30,7 +30,8 @@ Status Prepare(OpContext& ctx, ConcatState& state) {
   if (state.activation != Activation::kNone && first->type != TensorType::kFloat32) {
     return ctx.Error("a fused activation is only supported for float32");
   }
-  ER_RETURN_IF_ERROR(NormalizeAxis(ctx, o ? o->axis() : 0, first->rank(), &state.axis));
+  // Scalars join as [1] (ConcatShape): axis 0 is theirs.
+  ER_RETURN_IF_ERROR(NormalizeAxis(ctx, o ? o->axis() : 0, std::max(first->rank(), 1), &state.axis));
   if (!IsFixedSizeType(first->type)) return ctx.Unsupported("unsupported type ", TensorTypeName(first->type));
   ER_RETURN_IF_ERROR(CheckSameType(ctx, first, output, "input and output"));
   Shape shape = ConcatShape(first);

@@ -84,7 +84,9 @@ Status ReadInts(const OpContext& ctx, const Tensor* t, const char* role, std::ve
 
 Status NormalizeAxis(const OpContext& ctx, int64_t axis, int rank, int* out) {
   const int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= std::max(rank, 1)) return ctx.Error("axis ", axis, " is out of range for rank ", rank);
+  // Strictly inside the rank: callers index dimensions with the result (fuzz_graph: SQUEEZE of a
+  // scalar with squeeze_dims [0] read dimension 0 of an empty shape).
+  if (a < 0 || a >= rank) return ctx.Error("axis ", axis, " is out of range for rank ", rank);
   *out = static_cast<int>(a);
   return Status::Ok();
 }

@@ -46,7 +46,7 @@ Status PrepareUnary(OpContext& ctx, std::initializer_list<TensorType> types);
 
 // Reads an integer tensor (int32 or int64) into int64 values; fails for other types.
 Status ReadInts(const OpContext& ctx, const Tensor* t, const char* role, std::vector<int64_t>* values);
-// An axis in [-rank, rank) made non-negative.
+// An axis in [-rank, rank) made non-negative (none for rank 0).
 Status NormalizeAxis(const OpContext& ctx, int64_t axis, int rank, int* out);
 
 // ---- fused activations

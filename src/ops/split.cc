@@ -10,8 +10,8 @@ Status ReadAxis(OpContext& ctx, int* axis) {
   int64_t value = 0;
   ER_RETURN_IF_ERROR(ReadScalarInt(ctx, ctx.input(0), "axis", &value));
   const Tensor* input = ctx.input(1);
-  ER_RETURN_IF_ERROR(NormalizeAxis(ctx, value, input->rank(), axis));
   if (input->rank() == 0) return ctx.Error("cannot split a scalar ", Describe(input));
+  ER_RETURN_IF_ERROR(NormalizeAxis(ctx, value, input->rank(), axis));
   if (input->dim(*axis) % ctx.num_outputs() != 0) {
     return ctx.Error("dimension ", *axis, " of ", Describe(input), " does not divide into ", ctx.num_outputs(),
                      " splits");

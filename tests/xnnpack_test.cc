@@ -12,6 +12,7 @@
 #include "core/subgraph.h"
 #include "delegates/xnnpack/xnnpack_allocator.h"
 #include "kernels/optimized/cpu.h"
+#include "kernels/optimized/gemm.h"
 #include "quant/float16.h"
 #include "test_util.h"
 
@@ -70,6 +71,8 @@ Outcome Run(const std::vector<uint8_t>& bytes, bool xnnpack, uint32_t seed, floa
   InterpreterOptions options;
   options.use_xnnpack = xnnpack;
   options.xnnpack_min_partition_nodes = 1;
+  // These tests compare XNNPACK's kernels with the builtin ones: XNNPACK takes every node.
+  options.builtin_int8_gemm_min_macs = 0;
   options.num_threads = threads;
   auto created = Interpreter::Create(*model, options);
   EXPECT_TRUE(created.ok()) << created.status().message();
@@ -211,6 +214,39 @@ TEST(Xnnpack, Conv2D) {
   }
 }
 
+// On CPUs with AVX-512 VNNI the int8 x int8 convolutions stay on edgerun's byte-dot GEMM, which
+// rounds as XNNPACK does: the outputs are the same bytes either way. Weights with a zero point
+// (uint8, and int8 per-tensor models that have one) still go to XNNPACK.
+TEST(Xnnpack, Int8ConvolutionsStayOnTheVnniGemm) {
+  SKIP_WITHOUT_XNNPACK();
+  const bool vnni = optimized::ActiveIsa() == optimized::Isa::kAvx512 && optimized::HasGemmI8(optimized::ActiveIsa());
+  uint32_t seed = 60;
+  for (const ConvShape& c : kConvShapes) {
+    ++seed;
+    for (bool per_channel : {true, false}) {
+      const auto bytes = ConvModel(c, kI8, per_channel, seed);
+      InterpreterOptions options;
+      options.xnnpack_min_partition_nodes = 1;
+      auto interpreter = testing::Build(bytes, options);
+      ASSERT_TRUE(interpreter);
+      const DelegationReport& report = *interpreter->delegation();
+      if (vnni) {
+        EXPECT_TRUE(report.partitions.empty());
+        ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+        EXPECT_NE(report.nodes[0].refusals[0].second.find("edgerun's VNNI GEMM"), std::string::npos)
+            << report.nodes[0].refusals[0].second;
+      } else {
+        EXPECT_EQ(report.partitions.size(), 1u);
+      }
+      // Builtin (byte dots where the CPU has them) against XNNPACK: the same bytes.
+      ExpectMatchesBuiltin(bytes, "int8 conv " + std::to_string(seed), {1e-5f, 0});
+    }
+    auto uint8 = testing::Build(ConvModel(c, kU8, false, seed));
+    ASSERT_TRUE(uint8);
+    EXPECT_EQ(uint8->delegation()->partitions.size(), 1u) << "uint8 weights have a zero point";
+  }
+}
+
 TEST(Xnnpack, RequantizationScalesOutsideItsRangeStayOnTheBuiltinKernels) {
   // Debian's XNNPACK asserts (aborts) on an 8-bit convolution whose input x filter / output scale
   // is under 2^-32 (fuzz_invoke); such a node runs on the builtin kernels instead.
@@ -224,6 +260,7 @@ TEST(Xnnpack, RequantizationScalesOutsideItsRangeStayOnTheBuiltinKernels) {
              ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
   InterpreterOptions options;
   options.xnnpack_min_partition_nodes = 1;
+  options.builtin_int8_gemm_min_macs = 0;  // XNNPACK's own check is the one under test
   auto interpreter = testing::Build(op.Bytes(), options);
   ASSERT_TRUE(interpreter);
   const DelegationReport& report = *interpreter->delegation();

@@ -91,6 +91,7 @@ struct Store {
   std::deque<std::vector<int64_t>> i64;
   std::vector<std::unique_ptr<optimized::ConvFilterF32>> packed_f32;
   std::vector<std::unique_ptr<optimized::ConvFilterI16>> packed_i16;
+  std::vector<std::unique_ptr<optimized::ConvFilterI8>> packed_i8;
   std::vector<std::unique_ptr<std::vector<int>>> ints;
 };
 
@@ -160,9 +161,9 @@ void AddFloatFc(std::vector<Case>& cases, Store& s, ThreadPool* pool, int batche
                    }});
 }
 
-// int8 CONV_2D with per-channel fixed-point (or float) requantization.
+// int8 CONV_2D with per-channel float requantization (edgerun's default for 8-bit convolutions).
 void AddInt8Conv(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, int in_c, int out_c, int k, int stride,
-                 bool depthwise) {
+                 bool depthwise, bool byte_dots = false) {
   const int out = (hw + stride - 1) / stride;
   reference::ConvDims d{hw, hw, in_c, k, k, out, out, depthwise ? in_c : out_c};
   const reference::ConvParams p = SameParams(hw, k, stride, out);
@@ -173,14 +174,17 @@ void AddInt8Conv(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, i
   auto& o = s.i8.emplace_back(static_cast<size_t>(out) * out * d.out_c);
   auto& mult = s.i32.emplace_back(d.out_c, 1 << 30);
   auto& shift = *s.ints.emplace_back(std::make_unique<std::vector<int>>(d.out_c, -8));
+  auto& scale = s.f.emplace_back(d.out_c, 1.0f / 512);
   auto& f32 = s.i32.emplace_back();
   optimized::PrepareDepthwiseFilter(f.data(), static_cast<int64_t>(f.size()), 0, &f32);
   auto& packed = *s.packed_i16.emplace_back(std::make_unique<optimized::ConvFilterI16>());
+  auto& packed_i8 = *s.packed_i8.emplace_back(std::make_unique<optimized::ConvFilterI8>());
   const reference::Requantization rq{mult.data(), shift.data(), 3, -128, 127};
   const double mflop = 2.0 * out * out * d.out_c * k * k * (depthwise ? 1 : in_c) / 1e6;
   cases.push_back({std::string(depthwise ? "depthwise" : "conv") + " int8 " + std::to_string(hw) + "x" +
                        std::to_string(hw) + "x" + std::to_string(in_c) + " k" + std::to_string(k) + " s" +
-                       std::to_string(stride) + (depthwise ? "" : " -> " + std::to_string(out_c)),
+                       std::to_string(stride) + (depthwise ? "" : " -> " + std::to_string(out_c)) +
+                       (byte_dots ? " (byte dots)" : ""),
                    mflop,
                    [=, &in, &f, &bias, &o] {
                      const reference::Requantizer<int32_t, int32_t, int8_t> emit{rq, bias.data()};
@@ -192,11 +196,15 @@ void AddInt8Conv(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, i
                        reference::IntegerConv2D<int32_t>(p, d, in_c, in.data(), 5, f.data(), 0, o.data(), emit);
                      }
                    },
-                   [=, &in, &f, &bias, &o, &mult, &shift, &f32, &packed] {
-                     const auto stage = optimized::MakeRequantStage<int8_t>(false, mult.data(), shift.data(), nullptr, 3,
+                   [=, &in, &f, &bias, &o, &mult, &shift, &scale, &f32, &packed, &packed_i8] {
+                     // Float requantization, as TFLite's XNNPACK path and edgerun's default.
+                     const auto stage = optimized::MakeRequantStage<int8_t>(true, mult.data(), shift.data(), scale.data(), 3,
                                                                             -128, 127, bias.data(), o.data(), d.out_c);
                      if (depthwise) {
                        optimized::IntegerDepthwiseConv2D(pool, p, d, in.data(), 5, f32.data(), stage);
+                     } else if (byte_dots) {
+                       optimized::PackConvFilterI8(Shape{out_c, k, k, in_c}, f.data(), 5, 1, &packed_i8);
+                       optimized::IntegerConv2DI8(pool, p, d, in_c, in.data(), 5, packed_i8, [&](int) { return stage; });
                      } else {
                        optimized::PackConvFilterI16(Shape{out_c, k, k, in_c}, f.data(), 0, 1, &packed);
                        optimized::IntegerConv2D<false>(pool, p, d, in_c, in.data(), 5, packed,
@@ -254,6 +262,14 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
   AddInt8Conv(cases, s, &pool, 56, 144, 24, 1, 1, false);
   AddInt8Conv(cases, s, &pool, 14, 384, 64, 1, 1, false);
   AddInt8Conv(cases, s, &pool, 28, 64, 64, 3, 1, false);
+  if (optimized::HasGemmI8(optimized::ActiveIsa())) {
+    AddInt8Conv(cases, s, &pool, 224, 3, 32, 3, 2, false, true);
+    AddInt8Conv(cases, s, &pool, 56, 144, 24, 1, 1, false, true);
+    AddInt8Conv(cases, s, &pool, 56, 24, 144, 1, 1, false, true);
+    AddInt8Conv(cases, s, &pool, 14, 384, 64, 1, 1, false, true);
+    AddInt8Conv(cases, s, &pool, 7, 960, 320, 1, 1, false, true);
+    AddInt8Conv(cases, s, &pool, 28, 64, 64, 3, 1, false, true);
+  }
   AddInt8Conv(cases, s, &pool, 56, 144, 0, 3, 1, true);
   AddInt16Conv(cases, s, &pool, 28, 64, 64, 3);
   std::printf("isa %s, %d thread(s)\n", optimized::IsaName(optimized::ActiveIsa()), threads);

@@ -1,5 +1,9 @@
 #include "ops/binary_op.h"
 
+#include <climits>
+
+#include "kernels/optimized/conv.h"
+
 #include "ops/xnnpack_util.h"
 #include "quant/arith_helpers.h"
 
@@ -63,6 +67,28 @@ bool PreparePotInt16(const OpContext& ctx, reference::QuantizedBinaryParams* q) 
 }
 
 }  // namespace
+
+bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p) {
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  Tensor* out = ctx.output(0);
+  const optimized::AddI8Fn fn = optimized::ActiveKernels().add_i8;
+  if (!fn || a->shape != out->shape || b->shape != out->shape) return false;
+  if (p.bias < INT32_MIN || p.bias > INT32_MAX) return false;
+  const optimized::AddI8Args args{p.a_multiplier, p.b_multiplier, static_cast<int32_t>(p.bias), p.shift,
+                                  p.output_zero_point, p.min, p.max, out->type == TensorType::kUInt8};
+  const auto* pa = static_cast<const uint8_t*>(a->data);
+  const auto* pb = static_cast<const uint8_t*>(b->data);
+  auto* po = static_cast<uint8_t*>(out->data);
+  // Blocks of 16 KB, so that two threads share a large tensor.
+  constexpr int64_t kBlock = 16384;
+  const int64_t n = out->num_elements();
+  optimized::ParallelRows(ctx.thread_pool(), (n + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
+    const int64_t i0 = b0 * kBlock, i1 = std::min(n, b1 * kBlock);
+    fn(pa + i0, pb + i0, i1 - i0, args, po + i0);
+  });
+  return true;
+}
 
 Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16, bool subtract) {
   state.kind = BinaryKind::kPlain;

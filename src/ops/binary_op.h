@@ -65,6 +65,9 @@ bool UsesQuantizedKernel(const OpContext& ctx);
 // and computes the multipliers; 8-bit nodes that LiteRT's XNNPACK delegate takes run XNNPACK's
 // arithmetic in kLiteRtDefault mode. Leaves plain types alone.
 Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16, bool subtract);
+// kXnnpackAddSub on inputs of the output's shape, vectorized and split over the thread pool;
+// false (nothing done) where the CPU or the shapes have no such kernel.
+bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p);
 // MUL / DIV on quantized types: offsets, the output multiplier (s_a * s_b / s_out, or
 // s_a / (s_b * s_out) when `divide`) and the activation range.
 Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide);

@@ -32,6 +32,7 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedAddSub(a, b, q, true); });
     case BinaryKind::kXnnpackAddSub: {
       const quant::xnn::AddParams& p = state.xnn_add;
+      if (EvalXnnpackAddSubSameShape(ctx, p)) return Status::Ok();
       return EvalQuantizedBinary(ctx, [&p](int32_t a, int32_t b) { return quant::xnn::Add(p, a, b); });
     }
     case BinaryKind::kPotInt16:

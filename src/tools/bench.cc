@@ -66,6 +66,7 @@ struct Options {
   std::string trace, csv;
   long long threads = 1, runs = 50, warmup = 5, seed = 1, profile_top = 30;
   long long builtin_gemm_min_macs = -1;  // -1: the interpreter's default
+  long long builtin_int8_gemm_min_macs = -1;
   double min_secs = 1.0, max_secs = 150.0;
   bool profile = false, json = false, progress = true;
 };
@@ -110,6 +111,10 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       if (!value() || !ParseSeconds(v, &o->min_secs)) return usage("--min-secs needs a number of seconds");
     } else if (a == "--max-secs") {
       if (!value() || !ParseSeconds(v, &o->max_secs)) return usage("--max-secs needs a number of seconds");
+    } else if (a == "--builtin-int8-gemm-min-macs") {
+      if (!count(&o->builtin_int8_gemm_min_macs, 0, 1LL << 60)) {
+        return usage("--builtin-int8-gemm-min-macs needs a number");
+      }
     } else if (a == "--builtin-gemm-min-macs") {
       if (!count(&o->builtin_gemm_min_macs, 0, 1LL << 60)) return usage("--builtin-gemm-min-macs needs a number");
     } else if (a == "--no-xnnpack") {
@@ -165,7 +170,10 @@ Status ApplyDelegate(const std::string& name, InterpreterOptions* options, std::
     return Status::Unsupported("--delegate " + name + ": this edgerun was built without XNNPACK (libxnnpack-dev)");
   }
   options->use_xnnpack = name != "none" && XnnpackAvailable();
-  if (name == "xnnpack-all") options->builtin_float_gemm_min_macs = 0;
+  if (name == "xnnpack-all") {
+    options->builtin_float_gemm_min_macs = 0;
+    options->builtin_int8_gemm_min_macs = 0;
+  }
   *effective = !options->use_xnnpack ? "none" : name == "xnnpack-all" ? "xnnpack-all" : "xnnpack";
   return Status::Ok();
 }
@@ -340,6 +348,7 @@ int RunBench(const std::vector<std::string>& args) {
   options.num_threads = static_cast<int>(o.threads);
   std::string delegate;
   if (o.builtin_gemm_min_macs >= 0) options.builtin_float_gemm_min_macs = o.builtin_gemm_min_macs;
+  if (o.builtin_int8_gemm_min_macs >= 0) options.builtin_int8_gemm_min_macs = o.builtin_int8_gemm_min_macs;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 
   const auto t_load = Clock::now();

@@ -10,6 +10,7 @@
 #include "kernels/reference/integer_conv.h"
 #include "optimized_test_util.h"
 #include "quant/fixed_point.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::optimized {
 namespace {
@@ -185,6 +186,133 @@ TEST(OptimizedIntegerConv2D, MatchesReferenceBitExact) {
       CheckConv<int64_t, int16_t, int8_t, int16_t, int64_t>(r, pool, pointwise);
     }
   });
+}
+
+// ---- int8 x int8 on byte dot products (only where the CPU has AVX-512 VNNI)
+
+// The int32 sums alone, against a plain loop: every depth block, panel width and tail, with the
+// extreme values where the +128 and offset corrections would show a mistake.
+TEST(OptimizedGemmI8, SumsMatchPlainProduct) {
+  if (!HasGemmI8(DetectedIsa())) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  Random r(21);
+  for (int iter = 0; iter < 40; ++iter) {
+    const int m = r.Int(1, 40), n = iter % 4 == 0 ? r.Int(1, 16) : r.Int(1, 300);
+    const int k = iter % 5 == 0 ? r.Int(1030, 2100) : r.Int(0, 70);
+    const int32_t input_offset = -r.Int(-128, 127);
+    const int64_t lda = (k + 3) / 4 * 4 + r.Int(0, 2) * 4;
+    std::vector<int8_t> a = r.Ints<int8_t>(static_cast<size_t>(m) * lda, -128, 127);
+    std::vector<int8_t> w = r.Ints<int8_t>(static_cast<size_t>(n) * k, -128, 127);
+    if (iter % 3 == 0) {
+      std::fill(a.begin(), a.end(), int8_t{-128});
+      std::fill(w.begin(), w.end(), int8_t{-128});
+    }
+    PackedI8 b;
+    PackI8FromNK(w.data(), k, n, k, input_offset, DetectedIsa(), &b);
+    // Depths past k are read and must not count: make them noise.
+    for (int i = 0; i < m; ++i) {
+      for (int64_t j = k; j < lda; ++j) a[i * lda + j] = static_cast<int8_t>(r.Int(-128, 127));
+    }
+    const int n0 = r.Bool() ? 0 : r.Int(0, (n - 1) / b.nr) * b.nr, n1 = r.Int(n0 + 1, n);
+    std::vector<int32_t> got(static_cast<size_t>(m) * (n1 - n0), 12345);
+    GemmI8Tile(a.data(), lda, m, b, n0, n1, got.data(), n1 - n0);
+    for (int i = 0; i < m; ++i) {
+      for (int j = n0; j < n1; ++j) {
+        uint32_t want = 0;
+        for (int kk = 0; kk < k; ++kk) {
+          want += static_cast<uint32_t>((a[i * lda + kk] + input_offset) * w[static_cast<int64_t>(j) * k + kk]);
+        }
+        ASSERT_EQ(got[static_cast<size_t>(i) * (n1 - n0) + (j - n0)], static_cast<int32_t>(want))
+            << "m " << m << " n " << n << " k " << k << " at " << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(OptimizedIntegerConv2D, Int8OnByteDotsMatchesReferenceBitExact) {
+  if (!HasGemmI8(DetectedIsa())) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  Random r(22);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    if (!HasGemmI8(isa)) return;
+    for (int iter = 0; iter < 30; ++iter) {
+      reference::ConvDims d;
+      reference::ConvParams p;
+      // Pointwise in place (depth a multiple of 4), pointwise copied, and windows (im2col).
+      const int kind = iter % 3;
+      const int groups = r.Int(0, 4) == 0 ? 2 : 1;
+      const int f_c = kind == 0 ? 4 * r.Int(1, 40) : r.Int(1, 21);
+      d.in_c = f_c * groups;
+      d.out_c = groups * (r.Bool() ? r.Int(1, 16) : r.Int(17, 70));
+      d.in_h = r.Int(1, 9);
+      d.in_w = r.Int(1, 11);
+      d.k_h = kind == 2 ? r.Int(1, 3) : 1;
+      d.k_w = kind == 2 ? r.Int(1, 3) : 1;
+      if (kind == 2) {
+        if (!RandomGeometry(r, &d, &p)) continue;
+      } else {
+        d.out_h = d.in_h;
+        d.out_w = d.in_w;
+      }
+      const int32_t input_offset = -r.Int(-128, 127);
+      const std::vector<int8_t> input = r.Ints<int8_t>(static_cast<size_t>(d.in_h) * d.in_w * d.in_c, -128, 127);
+      const std::vector<int8_t> filter =
+          r.Ints<int8_t>(static_cast<size_t>(d.out_c) * d.k_h * d.k_w * f_c, -127, 127);
+      const std::vector<int32_t> bias = r.Ints<int32_t>(static_cast<size_t>(d.out_c), -100000, 100000);
+      const int32_t* b = r.Bool() ? bias.data() : nullptr;
+      const Quant q = RandomQuant<int8_t>(r, d.out_c, true, -4.0f, -1.5f);
+      const size_t out_size = static_cast<size_t>(d.out_h) * d.out_w * d.out_c;
+      std::vector<int8_t> want(out_size), got(out_size);
+      WithReferenceRequantizer<int32_t, int32_t, int8_t>(q, b, [&](const auto& emit) {
+        reference::IntegerConv2D<int32_t>(p, d, f_c, input.data(), input_offset, filter.data(), 0, want.data(), emit);
+      });
+      ConvFilterI8 packed;
+      PackConvFilterI8(Shape{d.out_c, d.k_h, d.k_w, f_c}, filter.data(), input_offset, groups, &packed);
+      const int per_group = d.out_c / groups;
+      IntegerConv2DI8(pool, p, d, f_c, input.data(), input_offset, packed,
+                      [&](int g) { return Stage<int8_t>(q, b, got.data(), d.out_c, g * per_group); });
+      ASSERT_EQ(got, want) << "kind " << kind << " in " << d.in_h << "x" << d.in_w << "x" << d.in_c << " k " << d.k_h
+                           << "x" << d.k_w << " out " << d.out_h << "x" << d.out_w << "x" << d.out_c << " groups "
+                           << groups;
+    }
+  });
+}
+
+// The vectorized 8-bit ADD / SUB against quant::xnn::Add, over the whole range of scale ratios
+// XNNPACK accepts, both signs, activation clamps and every tail length.
+TEST(OptimizedAddI8, MatchesXnnpackArithmetic) {
+  Random r(23);
+  for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
+    const AddI8Fn fn = KernelsFor(static_cast<Isa>(i)).add_i8;
+    if (!fn) continue;
+    for (int iter = 0; iter < 200; ++iter) {
+      const bool is_unsigned = iter % 2 == 0, subtract = iter % 3 == 0;
+      const int lo = is_unsigned ? 0 : -128, hi = is_unsigned ? 255 : 127;
+      const float out_scale = std::pow(2.0f, r.Float(-8, 4));
+      auto scale = [&] { return out_scale * std::pow(2.0f, r.Float(-9.9f, 7.9f)); };
+      int32_t min = lo, max = hi;
+      if (r.Bool()) min = r.Int(lo, hi);
+      if (r.Bool()) max = r.Int(min, hi);
+      quant::xnn::AddParams p;
+      ASSERT_TRUE(quant::xnn::PrepareAdd(scale(), r.Int(lo, hi), scale(), r.Int(lo, hi), out_scale, r.Int(lo, hi),
+                                         subtract, min, max, &p));
+      ASSERT_GE(p.bias, INT32_MIN);
+      ASSERT_LE(p.bias, INT32_MAX);
+      const int n = r.Int(1, 100);
+      std::vector<uint8_t> a = r.Ints<uint8_t>(static_cast<size_t>(n), 0, 255);
+      std::vector<uint8_t> b = r.Ints<uint8_t>(static_cast<size_t>(n), 0, 255);
+      a[0] = is_unsigned ? 255 : 128;  // the extremes: 255, or -128 as int8
+      b[0] = is_unsigned ? 0 : 127;
+      std::vector<uint8_t> want(static_cast<size_t>(n)), got(static_cast<size_t>(n), 77);
+      for (int k = 0; k < n; ++k) {
+        const int32_t x = is_unsigned ? a[k] : static_cast<int8_t>(a[k]);
+        const int32_t y = is_unsigned ? b[k] : static_cast<int8_t>(b[k]);
+        want[k] = static_cast<uint8_t>(quant::xnn::Add(p, x, y));
+      }
+      const AddI8Args args{p.a_multiplier, p.b_multiplier, static_cast<int32_t>(p.bias), p.shift,
+                           p.output_zero_point, p.min, p.max, is_unsigned};
+      fn(a.data(), b.data(), n, args, got.data());
+      ASSERT_EQ(got, want) << "iteration " << iter;
+    }
+  }
 }
 
 TEST(OptimizedIntegerConv2D, Int16WithDeepWindowSumsInBlocks) {

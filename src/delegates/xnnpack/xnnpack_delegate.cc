@@ -253,31 +253,48 @@ class XnnpackDelegate : public Delegate {
   }
 
  private:
-  // Why a float32 CONV_2D stays on the builtin kernel: a 1x1 convolution (stride 1, one group)
-  // is one GEMM on the input as it is, other windows a GEMM that reads the window rows in place;
-  // edgerun's AVX-512 GEMM (12 x 32 tiles, 24 of the 32 registers accumulating) runs large ones
-  // faster than the 2022 XNNPACK that Debian ships (7 x 16 tiles). Empty when XNNPACK should
-  // take the node.
+  // Why a CONV_2D stays on the builtin kernel, on CPUs where edgerun's GEMM runs it faster than
+  // the 2022 XNNPACK that Debian ships. Empty when XNNPACK should take the node.
+  //  - float32: a 1x1 convolution (stride 1, one group) is one GEMM on the input as it is, other
+  //    windows a GEMM that reads the window rows in place; edgerun's AVX-512 GEMM (12 x 32 tiles,
+  //    24 of the 32 registers accumulating) against XNNPACK's 7 x 16.
+  //  - int8 x int8 (weights without zero point): edgerun's GEMM on VNNI byte dot products
+  //    (vpdpbusd, 64 products an instruction) with the requantization in its epilogue, where this
+  //    XNNPACK widens to int16 pairs. Its rounding is XNNPACK's (conv_util's float
+  //    requantization), so the outputs do not change with the choice.
   static std::string BuiltinGemmIsFaster(const OpContext& node) {
-    const int64_t min_macs = node.interpreter().options().builtin_float_gemm_min_macs;
-    if (min_macs <= 0 || node.builtin_code() != tflite::BuiltinOperator_CONV_2D) return {};
+    if (node.builtin_code() != tflite::BuiltinOperator_CONV_2D) return {};
     if (optimized::ActiveIsa() != optimized::Isa::kAvx512 || node.num_inputs() < 2 || node.num_outputs() < 1) return {};
     const Tensor* input = node.input(0);
     const Tensor* filter = node.input(1);
     const Tensor* output = node.output(0);
-    if (!input || !filter || !output || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32 ||
-        !filter->is_constant() || input->rank() != 4 || filter->rank() != 4 || output->rank() != 4) {
+    if (!input || !filter || !output || !filter->is_constant() || input->rank() != 4 || filter->rank() != 4 ||
+        output->rank() != 4) {
       return {};
     }
     const auto* o = node.op() ? node.op()->builtin_options_as_Conv2DOptions() : nullptr;
-    if (!o || filter->dim(3) != input->dim(3)) return {};  // one group only
-    const bool pointwise = filter->dim(1) == 1 && filter->dim(2) == 1 && o->stride_h() == 1 && o->stride_w() == 1;
+    if (!o) return {};
     const int64_t depth = static_cast<int64_t>(filter->dim(1)) * filter->dim(2) * filter->dim(3);
+    const int64_t macs = output->num_elements() * depth;
+    const InterpreterOptions& options = node.interpreter().options();
+    if (input->type == TensorType::kInt8 && filter->type == TensorType::kInt8 && output->type == TensorType::kInt8) {
+      const int64_t min_macs = options.builtin_int8_gemm_min_macs;
+      if (min_macs <= 0 || macs < min_macs || !optimized::HasGemmI8(optimized::ActiveIsa())) return {};
+      for (int64_t zero_point : filter->quantization.zero_point) {
+        if (zero_point != 0) return {};
+      }
+      return StrCat("int8 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
+                    " multiply-adds: edgerun's VNNI GEMM runs it faster than this XNNPACK "
+                    "(InterpreterOptions::builtin_int8_gemm_min_macs)");
+    }
+    const int64_t min_macs = options.builtin_float_gemm_min_macs;
+    if (min_macs <= 0 || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32) return {};
+    if (filter->dim(3) != input->dim(3)) return {};  // one group only
+    const bool pointwise = filter->dim(1) == 1 && filter->dim(2) == 1 && o->stride_h() == 1 && o->stride_w() == 1;
     if (!pointwise &&
         !optimized::WindowRowsInPlace(filter->dim(1), depth, 1, o->dilation_w_factor(), optimized::ActiveIsa())) {
       return {};
     }
-    const int64_t macs = output->num_elements() * depth;
     if (macs < min_macs) return {};
     return StrCat("float32 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
                   " multiply-adds: edgerun's AVX-512 GEMM runs it faster than this XNNPACK "
@@ -291,6 +308,8 @@ class XnnpackDelegate : public Delegate {
   static std::string ReadsTheBuiltinGemm(const OpContext& node) {
     if (node.builtin_code() != tflite::BuiltinOperator_DEPTHWISE_CONV_2D || node.num_inputs() < 1) return {};
     const Tensor* input = node.input(0);
+    // Not int8: XNNPACK's int8 depthwise kernel is faster than the builtin one, and the
+    // handoff costs less than the difference.
     if (!input || input->type != TensorType::kFloat32) return {};
     const int t = node.input_tensor_index(0);
     Subgraph& graph = node.subgraph();

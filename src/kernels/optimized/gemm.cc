@@ -48,6 +48,7 @@ float* ScratchF32(size_t n, int slot) { return Scratch<float>(n, slot); }
 int16_t* ScratchI16(size_t n, int slot) { return Scratch<int16_t>(n, slot); }
 int32_t* ScratchI32(size_t n, int slot) { return Scratch<int32_t>(n, slot); }
 int64_t* ScratchI64(size_t n, int slot) { return Scratch<int64_t>(n, slot); }
+int8_t* ScratchI8(size_t n, int slot) { return Scratch<int8_t>(n, slot); }
 
 TileGrid PlanTiles(int m, int panels, int mr, int threads) {
   TileGrid g;
@@ -276,6 +277,79 @@ void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n
         const int rows = MicroTileRows(m - m0, tiles);
         kern.gemm_i16[rows](qcur, a + m0 * lda + 2 * q0, lda, bp, c + m0 * ldc + (col - n0), ldc, nc,
                             accumulate || q0 > p0);
+        m0 += rows;
+      }
+    }
+  }
+}
+
+// ---- int8 on byte dot products
+
+bool HasGemmI8(Isa isa) { return KernelsFor(isa).i8_mr > 0; }
+
+void PackI8FromNK(const int8_t* w, int64_t ldw, int n, int k, int32_t input_offset, Isa isa, PackedI8* out) {
+  const IsaKernels& kern = KernelsFor(isa);
+  const int nr = kern.i8_nr_narrow > 0 && n <= kern.i8_nr_narrow ? kern.i8_nr_narrow : std::max(1, kern.i8_nr);
+  out->isa = isa;
+  out->n = n;
+  out->k = k;
+  out->k4 = (k + 3) / 4;
+  out->nr = nr;
+  out->source = w;
+  out->input_offset = input_offset;
+  const int panels = (n + nr - 1) / nr;
+  out->data.Resize(static_cast<size_t>(panels) * out->k4 * nr * 4);
+  uint8_t* dst = out->data.data();
+  for (int p = 0; p < panels; ++p) {
+    for (int g = 0; g < out->k4; ++g) {
+      uint8_t* d = dst + (static_cast<int64_t>(p) * out->k4 + g) * nr * 4;
+      for (int j = 0; j < nr; ++j) {
+        const int col = p * nr + j;
+        for (int h = 0; h < 4; ++h) {
+          const int kk = 4 * g + h;
+          d[4 * j + h] = (col < n && kk < k) ? static_cast<uint8_t>(w[col * ldw + kk] + 128) : uint8_t{0};
+        }
+      }
+    }
+  }
+  out->col_init.resize(static_cast<size_t>(n));
+  for (int col = 0; col < n; ++col) {
+    int32_t sum = 0;  // |sum| <= 128 k: no overflow for any k an int holds / 128
+    for (int kk = 0; kk < k; ++kk) sum += w[col * ldw + kk];
+    out->col_init[col] = static_cast<int32_t>(static_cast<uint32_t>(sum) * static_cast<uint32_t>(input_offset));
+  }
+}
+
+void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
+                const I8FusedOutput* fused) {
+  const IsaKernels& kern = KernelsFor(b.isa);
+  const int mr = kern.i8_mr, nr = b.nr;
+  const GemmI8Fn* kernels = nr == kern.i8_nr ? kern.gemm_i8 : kern.gemm_i8_narrow;
+  int32_t* row_init = ScratchI32(static_cast<size_t>(m), 3);
+  kern.row_sums_i8(a, lda, m, b.k, -128, row_init);
+  // As GemmF32Tile: a block of a B panel stays in L1 while the micro-tiles of rows pass over it.
+  const int kc4 = b.k4 == 0 ? 1 : DepthBlock(b.k4, nr, 4);
+  for (int q0 = 0; q0 < std::max(b.k4, 1); q0 += kc4) {
+    const int qcur = std::min(kc4, b.k4 - q0);
+    const bool last = q0 + kc4 >= b.k4;
+    for (int p = n0 / nr; p * nr < n1; ++p) {
+      const int col = p * nr;
+      const int nc = std::min(nr, n1 - col);
+      const uint8_t* bp = b.panel(p) + static_cast<int64_t>(q0) * nr * 4;
+      for (int m0 = 0, tiles = (m + mr - 1) / mr; m0 < m; --tiles) {
+        const int rows = MicroTileRows(m - m0, tiles);
+        I8Epilogue ep{row_init + m0, b.col_init.data() + col, nullptr, nullptr, 0, 0, 0, nullptr, 0};
+        if (fused) {
+          ep.bias = fused->bias ? fused->bias + col : nullptr;
+          ep.scale = fused->scale + col;
+          ep.lo = fused->lo;
+          ep.hi = fused->hi;
+          ep.zero_point = fused->zero_point;
+          ep.out = fused->out + m0 * fused->ldo + col;
+          ep.ldo = fused->ldo;
+        }
+        kernels[rows](qcur, a + m0 * lda + 4 * q0, lda, bp, c + m0 * ldc + (col - n0), ldc, nc, q0 > 0,
+                      last ? &ep : nullptr);
         m0 += rows;
       }
     }

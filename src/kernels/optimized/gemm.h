@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <vector>
 
 #include "kernels/optimized/isa_kernels.h"
 
@@ -54,6 +55,7 @@ int NumThreads(ThreadPool* pool);
 float* ScratchF32(size_t n, int slot = 0);
 int16_t* ScratchI16(size_t n, int slot = 0);
 int32_t* ScratchI32(size_t n, int slot = 0);
+int8_t* ScratchI8(size_t n, int slot = 0);
 int64_t* ScratchI64(size_t n, int slot = 0);
 
 // ---- float
@@ -124,5 +126,49 @@ inline int64_t PaddedDepth(const PackedI16& b) { return 2 * static_cast<int64_t>
 // 0). With `accumulate` the sums are added to c.
 void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n0, int n1, int p0, int p1,
                  int32_t* c, int64_t ldc, bool accumulate);
+
+// ---- int8 x int8 on byte dot products (CPUs with AVX-512 VNNI)
+//
+// vpdpbusd multiplies unsigned by signed bytes, so the weights are packed plus 128 and the
+// activations are read as they are (no copy for a pointwise convolution):
+//   sum_k (a + input_offset) * w = sum_k a * (w + 128) - 128 * sum_k a + input_offset * sum_k w,
+// a row term (RowSumsI8) and a column term (PackedI8::col_init) added to the dot products, all
+// int32 arithmetic that wraps like the reference's sums. Weights must be int8 with offset 0.
+bool HasGemmI8(Isa isa);
+
+struct PackedI8 {
+  Isa isa = Isa::kGeneric;
+  int n = 0, k = 0, k4 = 0, nr = 1;  // k4: groups of 4 depths (k rounded up, quartered)
+  const void* source = nullptr;
+  int32_t input_offset = 0;      // what col_init was made for
+  std::vector<int32_t> col_init;  // input_offset * sum_k w[n][k], per column
+  AlignedBuffer<uint8_t> data;
+  const uint8_t* panel(int p) const { return data.data() + static_cast<int64_t>(p) * k4 * nr * 4; }
+  int panels() const { return (n + nr - 1) / nr; }
+};
+
+// B[k][n] = w[n][k] + 128 (w stored [n][k], rows ldw apart), zero past k and n.
+void PackI8FromNK(const int8_t* w, int64_t ldw, int n, int k, int32_t input_offset, Isa isa, PackedI8* out);
+
+// Row stride (in bytes) of an A tile copied for b: k rounded up to a multiple of 4.
+inline int64_t PaddedDepth(const PackedI8& b) { return 4 * static_cast<int64_t>(b.k4); }
+
+// One thread: C[i][j - n0] = sum_k (A[i][k] + input_offset) * w[j][k] for rows [0, m) and
+// columns [n0, n1), int32 that wraps. A holds int8 rows lda bytes apart, each with PaddedDepth(b)
+// readable bytes (the values past b.k are multiplied by zeros).
+//
+// With `fused`, the sums plus fused->bias[j] (nullable) are requantized in float to int8
+// (I8Epilogue) and stored to fused->out[i * ldo + j]; c is then only scratch for depths longer
+// than one block. bias and scale are indexed by column, out points at row 0, column 0.
+struct I8FusedOutput {
+  const int32_t* bias;
+  const float* scale;
+  float lo, hi;  // the activation range minus the zero point
+  int32_t zero_point;
+  int8_t* out;
+  int64_t ldo;
+};
+void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
+                const I8FusedOutput* fused = nullptr);
 
 }  // namespace edgerun::optimized

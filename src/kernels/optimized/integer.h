@@ -35,6 +35,7 @@ struct RequantStage {
   Out* out;
   int64_t row_stride;  // output elements from one row to the next
   int channel_base;    // channel of column 0 (a group's first output channel)
+  bool float_rounding;  // fn is the float requantizer (kernels may fuse it, see I8FusedOutput)
   void operator()(int64_t row, int c0, int count, const int32_t* sums) const {
     fn(sums, count, channel_base + c0, args, out + row * row_stride + channel_base + c0);
   }
@@ -56,7 +57,8 @@ RequantStage<Out> MakeRequantStage(bool float_requantization, const int32_t* mul
   const IsaKernels& k = ActiveKernels();
   RequantArgs args{bias, multiplier, reinterpret_cast<const int32_t*>(shift), float_scale, output_offset, act_min,
                    act_max, OutTypeOf<Out>()};
-  return {float_requantization ? k.requantize_float : k.requantize_fixed, args, out, row_stride, channel_base};
+  return {float_requantization ? k.requantize_float : k.requantize_fixed, args, out, row_stride, channel_base,
+          float_requantization};
 }
 
 // Scalar stage: out[row][channel] = emit(channel, sum) with the reference's functor.
@@ -207,6 +209,177 @@ void IntegerMatMul(ThreadPool* pool, const In* a, int64_t lda, int64_t m, int32_
   IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
     ConvertRows(a + r0 * lda, lda, rows, b.k, input_offset, dst, ldd);
   }, stage);
+}
+
+// ---- int8 x int8 on byte dot products (HasGemmI8; see PackedI8)
+
+// Rows of A for GemmI8Tile: read in place, or a copy in thread scratch.
+struct I8Rows {
+  const int8_t* a;
+  int64_t lda;
+};
+
+// The product split over the pool as IntGemm; rows_of(first_row, rows) gives the rows of A. A
+// float requantization to int8 runs inside the micro-kernel.
+template <class RowsOf, class Out>
+void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const RequantStage<Out>& stage) {
+  I8FusedOutput fused{};
+  const bool fuse = std::is_same_v<Out, int8_t> && stage.float_rounding;
+  if constexpr (std::is_same_v<Out, int8_t>) {
+    const RequantArgs& r = stage.args;
+    fused = {r.bias ? r.bias + stage.channel_base : nullptr,
+             r.scale + stage.channel_base,
+             static_cast<float>(r.act_min - r.zero_point),
+             static_cast<float>(r.act_max - r.zero_point),
+             r.zero_point,
+             stage.out + stage.channel_base,
+             stage.row_stride};
+  }
+  if (m <= 0 || b.n <= 0) return;
+  const int mr = KernelsFor(b.isa).i8_mr;
+  const TileGrid g = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), b.panels(), mr, NumThreads(pool));
+  const int chunk = std::max(b.nr, 256 / b.nr * b.nr);
+  ParallelFor(pool, g.tasks(), [&](int64_t task) {
+    const int rt = static_cast<int>(task / g.col_groups), cg = static_cast<int>(task % g.col_groups);
+    const int64_t r0 = static_cast<int64_t>(rt) * g.rows_per_tile;
+    const int rows = static_cast<int>(std::min<int64_t>(g.rows_per_tile, m - r0));
+    const int n0 = cg * g.panels_per_group * b.nr, n1 = std::min(b.n, n0 + g.panels_per_group * b.nr);
+    if (rows <= 0 || n0 >= n1) return;
+    const I8Rows src = rows_of(r0, rows);
+    for (int c0 = n0; c0 < n1; c0 += chunk) {
+      const int cols = std::min(chunk, n1 - c0);
+      int32_t* sums = ScratchI32(static_cast<size_t>(rows) * cols, 0);
+      if (fuse) {
+        I8FusedOutput tile = fused;
+        tile.out += r0 * tile.ldo;
+        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, &tile);
+      } else {
+        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols);
+        for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, sums + static_cast<int64_t>(r) * cols);
+      }
+    }
+  });
+}
+
+// n bytes from src to dst without a library call for the short runs of im2col (a 3x3 window
+// of 3 channels copies 9 bytes a row): overlapping 8- or 4-byte moves inside [0, n).
+inline void CopyBytes(int8_t* dst, const int8_t* src, int n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t lo, hi;
+    std::memcpy(&lo, src, 8);
+    std::memcpy(&hi, src + n - 8, 8);
+    std::memcpy(dst, &lo, 8);
+    std::memcpy(dst + n - 8, &hi, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, src, 4);
+    std::memcpy(&hi, src + n - 4, 4);
+    std::memcpy(dst, &lo, 4);
+    std::memcpy(dst + n - 4, &hi, 4);
+  } else if (n < 4) {
+    for (int i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(n));
+  }
+}
+
+// Rows [r0, r0 + rows) of group g's im2col matrix as int8, taps outside the image set to
+// `pad` (the input zero point, whose offset value is 0) and depths past k to 0. A window row
+// whose taps are all inside the image is one run of the input when the taps are adjacent.
+inline void Im2ColI8(const reference::ConvParams& p, const reference::ConvDims& d, int f_c, int group,
+                     const int8_t* input, int8_t pad, int64_t r0, int rows, int8_t* dst, int64_t ldd) {
+  const int64_t k = static_cast<int64_t>(d.k_h) * d.k_w * f_c;
+  const bool one_run = p.dilation_w == 1 && f_c == d.in_c;
+  const int run = d.k_w * f_c;
+  int oy = static_cast<int>(r0 / d.out_w), ox = static_cast<int>(r0 % d.out_w);
+  for (int r = 0; r < rows; ++r) {
+    int8_t* row = dst + r * ldd;
+    int8_t* out = row;
+    const int ix0 = ox * p.stride_w - p.pad_w;
+    const bool inside_w = ix0 >= 0 && ix0 + (d.k_w - 1) * p.dilation_w < d.in_w;
+    for (int ky = 0; ky < d.k_h; ++ky) {
+      const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
+      const int8_t* src_row = input + static_cast<int64_t>(iy) * d.in_w * d.in_c + static_cast<int64_t>(group) * f_c;
+      if (iy >= 0 && iy < d.in_h && inside_w && one_run) {
+        CopyBytes(out, src_row + static_cast<int64_t>(ix0) * d.in_c, run);
+        out += run;
+        continue;
+      }
+      for (int kx = 0; kx < d.k_w; ++kx, out += f_c) {
+        const int ix = ix0 + kx * p.dilation_w;
+        if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
+          std::memset(out, pad, static_cast<size_t>(f_c));
+        } else {
+          CopyBytes(out, src_row + static_cast<int64_t>(ix) * d.in_c, f_c);
+        }
+      }
+    }
+    std::memset(row + k, 0, static_cast<size_t>(ldd - k));
+    if (++ox == d.out_w) {
+      ox = 0;
+      ++oy;
+    }
+  }
+}
+
+// An int8 filter [O][KH][KW][C/groups] packed per group for GemmI8Tile (repacked when the data,
+// the ISA or the input offset changes; callers clear it for filters that are not constant).
+struct ConvFilterI8 {
+  std::vector<PackedI8> groups;
+};
+inline void PackConvFilterI8(const Shape& filter_shape, const int8_t* filter, int32_t input_offset, int groups,
+                             ConvFilterI8* out) {
+  const int out_c = filter_shape[0];
+  const int k = filter_shape[1] * filter_shape[2] * filter_shape[3];
+  const int per_group = out_c / groups;
+  const Isa isa = ActiveIsa();
+  if (static_cast<int>(out->groups.size()) == groups && out->groups[0].source == filter && out->groups[0].isa == isa &&
+      out->groups[0].n == per_group && out->groups[0].k == k && out->groups[0].input_offset == input_offset) {
+    return;
+  }
+  out->groups.resize(static_cast<size_t>(groups));
+  for (int g = 0; g < groups; ++g) {
+    PackI8FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, input_offset, isa,
+                 &out->groups[g]);
+  }
+  out->groups[0].source = filter;
+}
+
+// One image of an int8 x int8 CONV_2D with filter offset 0 (as reference::IntegerConv2D with
+// int32 sums). Pointwise convolutions whose depth is a multiple of 4 read the input in place.
+template <class MakeStage>  // make_stage(group) returns a RequantStage
+void IntegerConv2DI8(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d, int f_c,
+                     const int8_t* input, int32_t input_offset, const ConvFilterI8& filter,
+                     const MakeStage& make_stage) {
+  const int groups = d.in_c / f_c;
+  const int64_t m = static_cast<int64_t>(d.out_h) * d.out_w;
+  const bool pointwise = d.k_h == 1 && d.k_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
+                         p.pad_w == 0;
+  const int8_t pad = static_cast<int8_t>(-input_offset);
+  for (int g = 0; g < groups; ++g) {
+    const PackedI8& b = filter.groups[g];
+    const int64_t ldd = PaddedDepth(b);
+    const int8_t* base = input + static_cast<int64_t>(g) * f_c;
+    auto stage = make_stage(g);
+    if (pointwise && f_c % 4 == 0) {
+      IntGemmI8(pool, m, b, [&](int64_t r0, int) { return I8Rows{base + r0 * d.in_c, d.in_c}; }, stage);
+    } else if (pointwise) {
+      IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {
+        int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
+        for (int r = 0; r < rows; ++r) {
+          std::memcpy(dst + r * ldd, base + (r0 + r) * d.in_c, static_cast<size_t>(f_c));
+          std::memset(dst + r * ldd + f_c, 0, static_cast<size_t>(ldd - f_c));
+        }
+        return I8Rows{dst, ldd};
+      }, stage);
+    } else {
+      IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {
+        int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
+        Im2ColI8(p, d, f_c, g, input, pad, r0, rows, dst, ldd);
+        return I8Rows{dst, ldd};
+      }, stage);
+    }
+  }
 }
 
 // ---- depthwise (depth multiplier 1): the filter [KH][KW][C] plus its offset as int32.

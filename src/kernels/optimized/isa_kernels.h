@@ -41,6 +41,30 @@ using GemmF32RowsFn = void (*)(int parts, const float* const* a, int64_t lda, co
 using GemmI16Fn = void (*)(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* c, int64_t ldc, int nc,
                            bool accumulate);
 
+// ---- int8 GEMM micro-kernel on byte dot products (AVX-512 VNNI vpdpbusd)
+// C[mr x nc] = (C if accumulate) + sum over kc4 groups g of sum_{j<4} A[m][4g + j] * B[4g + j][n],
+// int32 sums that wrap; with `ep`, ep->row[m] + ep->col[n] are added before the store. A holds
+// int8 rows lda bytes apart (4 * kc4 readable bytes each); the packed B panel is [kc4][NR][4]
+// uint8: the int8 weights plus 128, since vpdpbusd multiplies unsigned by signed bytes.
+//
+// With ep->scale the sums (plus ep->bias, nullable) are requantized to int8 as the float stage of
+// RequantizeFn does (x * scale clamped to [lo, hi], rounded to nearest even, plus zero_point) and
+// stored to ep->out (rows ldo apart) instead of C: no int32 round trip through memory.
+struct I8Epilogue {
+  const int32_t* row;  // mr values
+  const int32_t* col;  // nc values
+  const int32_t* bias;
+  const float* scale;
+  float lo, hi;
+  int32_t zero_point;
+  int8_t* out;
+  int64_t ldo;
+};
+using GemmI8Fn = void (*)(int kc4, const int8_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int nc,
+                          bool accumulate, const I8Epilogue* ep);
+// out[r] = scale * (sum of a[r][0 .. k)), int32 that wraps; rows lda bytes apart.
+using RowSumsI8Fn = void (*)(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out);
+
 // ---- depthwise convolution, one output row, channels in SIMD lanes (depth multiplier 1)
 struct DwConvArgs {
   const void* input;  // one image [in_h][in_w][channels]
@@ -72,6 +96,15 @@ struct RequantArgs {
 // Channels c0 .. c0 + n - 1: out[i] = requantize(sums[i] + bias[c0 + i]); out points at the first.
 using RequantizeFn = void (*)(const int32_t* sums, int n, int c0, const RequantArgs& r, void* out);
 
+// ---- 8-bit ADD / SUB with XNNPACK's arithmetic (quant::xnn::Add), same shapes
+// out[i] = clamp(zero_point + ((bias + a[i] * a_multiplier + b[i] * b_multiplier) >> shift), min,
+// max) in int32, which is exact: the multipliers are below 2^21 (quant::xnn::PrepareAdd).
+struct AddI8Args {
+  int32_t a_multiplier, b_multiplier, bias, shift, zero_point, min, max;
+  bool is_unsigned;  // uint8 values, else int8
+};
+using AddI8Fn = void (*)(const void* a, const void* b, int64_t n, const AddI8Args& p, void* out);
+
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
@@ -90,6 +123,12 @@ struct IsaKernels {
   GemmF32RowsFn gemm_f32_rows_narrow[kMaxMr + 1] = {};
   int i16_mr = 0, i16_nr = 0;
   GemmI16Fn gemm_i16[kMaxMr + 1] = {};
+  // Byte dot products: only on CPUs with AVX-512 VNNI (i8_mr 0 elsewhere).
+  int i8_mr = 0, i8_nr = 0, i8_nr_narrow = 0;
+  GemmI8Fn gemm_i8[kMaxMr + 1] = {};
+  GemmI8Fn gemm_i8_narrow[kMaxMr + 1] = {};
+  RowSumsI8Fn row_sums_i8 = nullptr;
+  AddI8Fn add_i8 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;
   DwConvRowFn dwconv_int = nullptr;
   RequantizeFn requantize_fixed = nullptr;

@@ -203,7 +203,7 @@ void AddInt8Conv(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, i
                      if (depthwise) {
                        optimized::IntegerDepthwiseConv2D(pool, p, d, in.data(), 5, f32.data(), stage);
                      } else if (byte_dots) {
-                       optimized::PackConvFilterI8(Shape{out_c, k, k, in_c}, f.data(), 5, 1, &packed_i8);
+                       optimized::PackConvFilterI8<int8_t>(Shape{out_c, k, k, in_c}, f.data(), 0, 5, 1, &packed_i8);
                        optimized::IntegerConv2DI8(pool, p, d, in_c, in.data(), 5, packed_i8, [&](int) { return stage; });
                      } else {
                        optimized::PackConvFilterI16(Shape{out_c, k, k, in_c}, f.data(), 0, 1, &packed);
@@ -269,6 +269,8 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
     AddInt8Conv(cases, s, &pool, 14, 384, 64, 1, 1, false, true);
     AddInt8Conv(cases, s, &pool, 7, 960, 320, 1, 1, false, true);
     AddInt8Conv(cases, s, &pool, 28, 64, 64, 3, 1, false, true);
+    AddInt8Conv(cases, s, &pool, 32, 16, 16, 3, 1, false, true);
+    AddInt8Conv(cases, s, &pool, 32, 3, 16, 3, 1, false, true);
   }
   AddInt8Conv(cases, s, &pool, 56, 144, 0, 3, 1, true);
   AddInt16Conv(cases, s, &pool, 28, 64, 64, 3);

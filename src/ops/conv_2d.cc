@@ -98,25 +98,28 @@ const optimized::ConvFilterI16& PackedInteger(ConvState& s, const Tensor* filter
   return s.packed_i16;
 }
 
-// int8 x int8 with filter offset 0 on byte dot products (optimized::HasGemmI8).
-void EvalInt8OnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Tensor* filter,
-                        const int8_t* filter_data, const int32_t* bias, Tensor* output) {
+// 8-bit activations and weights (int8 x int8, uint8 x uint8) on byte dot products
+// (optimized::HasGemmI8).
+template <class In, class Filter>
+void EvalOnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
+                    const int32_t* bias, Tensor* output) {
   const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
   const int f_c = filter->dim(3), groups = d.in_c / f_c, per_group = d.out_c / groups;
   if (!filter->is_constant()) s.packed_i8.groups.clear();
   const bool packed_before = !s.packed_i8.groups.empty();
-  optimized::PackConvFilterI8(filter->shape, filter_data, s.q.input_offset, groups, &s.packed_i8);
+  optimized::PackConvFilterI8<In>(filter->shape, filter_data, s.q.filter_offset, s.q.input_offset, groups,
+                                  &s.packed_i8);
   // As for float filters: the packed copy is what is read from now on.
-  if (!packed_before && filter->is_constant() && filter_data == filter->data_as<int8_t>()) {
+  if (!packed_before && filter->is_constant() && filter_data == filter->data_as<Filter>()) {
     ctx.interpreter().model().ReleaseResidentPages(filter->data, filter->bytes);
   }
   for (int b = 0; b < input->dim(0); ++b) {
-    const int8_t* in = input->data_as<int8_t>() + b * ImageSize(input->shape);
-    int8_t* out = output->data_as<int8_t>() + b * ImageSize(output->shape);
+    const In* in = input->data_as<In>() + b * ImageSize(input->shape);
+    In* out = output->data_as<In>() + b * ImageSize(output->shape);
     optimized::IntegerConv2DI8(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, s.packed_i8, [&](int g) {
-      return optimized::MakeRequantStage<int8_t>(s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(),
-                                                 s.q.float_scale.data(), s.q.output_offset, s.q.act_min, s.q.act_max,
-                                                 bias, out, d.out_c, g * per_group);
+      return optimized::MakeRequantStage<In>(s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(),
+                                             s.q.float_scale.data(), s.q.output_offset, s.q.act_min, s.q.act_max, bias,
+                                             out, d.out_c, g * per_group);
     });
   }
 }
@@ -126,9 +129,10 @@ void EvalQuantized(OpContext& ctx, ConvState& s, const Tensor* input, const Tens
                    const Bias* bias, Tensor* output) {
   const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
   const int f_c = filter->dim(3), groups = d.in_c / f_c, per_group = d.out_c / groups;
-  if constexpr (std::is_same_v<Acc, int32_t> && std::is_same_v<In, int8_t> && std::is_same_v<Filter, int8_t>) {
-    if (s.q.filter_offset == 0 && optimized::HasGemmI8(optimized::ActiveIsa())) {
-      EvalInt8OnByteDots(ctx, s, input, filter, filter_data, bias, output);
+  if constexpr (std::is_same_v<Acc, int32_t> && sizeof(In) == 1 && std::is_same_v<In, Filter> &&
+                std::is_same_v<In, Out>) {
+    if (optimized::HasGemmI8(optimized::ActiveIsa())) {
+      EvalOnByteDots<In>(ctx, s, input, filter, filter_data, bias, output);
       return;
     }
   }

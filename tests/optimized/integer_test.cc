@@ -188,90 +188,110 @@ TEST(OptimizedIntegerConv2D, MatchesReferenceBitExact) {
   });
 }
 
-// ---- int8 x int8 on byte dot products (only where the CPU has AVX-512 VNNI)
+// ---- 8-bit products on byte dot products (only where the CPU has AVX-512 VNNI)
 
-// The int32 sums alone, against a plain loop: every depth block, panel width and tail, with the
-// extreme values where the +128 and offset corrections would show a mistake.
-TEST(OptimizedGemmI8, SumsMatchPlainProduct) {
-  if (!HasGemmI8(DetectedIsa())) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
-  Random r(21);
-  for (int iter = 0; iter < 40; ++iter) {
-    const int m = r.Int(1, 40), n = iter % 4 == 0 ? r.Int(1, 16) : r.Int(1, 300);
-    const int k = iter % 5 == 0 ? r.Int(1030, 2100) : r.Int(0, 70);
-    const int32_t input_offset = -r.Int(-128, 127);
-    const int64_t lda = (k + 3) / 4 * 4 + r.Int(0, 2) * 4;
-    std::vector<int8_t> a = r.Ints<int8_t>(static_cast<size_t>(m) * lda, -128, 127);
-    std::vector<int8_t> w = r.Ints<int8_t>(static_cast<size_t>(n) * k, -128, 127);
-    if (iter % 3 == 0) {
-      std::fill(a.begin(), a.end(), int8_t{-128});
-      std::fill(w.begin(), w.end(), int8_t{-128});
-    }
-    PackedI8 b;
-    PackI8FromNK(w.data(), k, n, k, input_offset, DetectedIsa(), &b);
-    // Depths past k are read and must not count: make them noise.
-    for (int i = 0; i < m; ++i) {
-      for (int64_t j = k; j < lda; ++j) a[i * lda + j] = static_cast<int8_t>(r.Int(-128, 127));
-    }
-    const int n0 = r.Bool() ? 0 : r.Int(0, (n - 1) / b.nr) * b.nr, n1 = r.Int(n0 + 1, n);
-    std::vector<int32_t> got(static_cast<size_t>(m) * (n1 - n0), 12345);
-    GemmI8Tile(a.data(), lda, m, b, n0, n1, got.data(), n1 - n0);
-    for (int i = 0; i < m; ++i) {
-      for (int j = n0; j < n1; ++j) {
-        uint32_t want = 0;
-        for (int kk = 0; kk < k; ++kk) {
-          want += static_cast<uint32_t>((a[i * lda + kk] + input_offset) * w[static_cast<int64_t>(j) * k + kk]);
-        }
-        ASSERT_EQ(got[static_cast<size_t>(i) * (n1 - n0) + (j - n0)], static_cast<int32_t>(want))
-            << "m " << m << " n " << n << " k " << k << " at " << i << "," << j;
+// The int32 sums alone, against a plain loop, for int8 and uint8 activations and weights with
+// and without offsets: every depth block, panel width and tail, with the extreme values where the
+// row and column corrections would show a mistake.
+template <class In, class W>
+void CheckGemmI8Sums(Random& r, int iter) {
+  constexpr bool kUnsigned = std::is_same_v<In, uint8_t>;
+  const int m = r.Int(1, 40), n = iter % 4 == 0 ? r.Int(1, 16) : r.Int(1, 300);
+  const int k = iter % 5 == 0 ? r.Int(1030, 2100) : r.Int(0, 70);
+  const int32_t input_offset = -r.Int(Lowest<In>(), Highest<In>());
+  const int32_t filter_offset = std::is_same_v<W, uint8_t> ? -r.Int(0, 255) : (r.Bool() ? 0 : -r.Int(-127, 127));
+  const int64_t lda = (k + 3) / 4 * 4 + r.Int(0, 2) * 4;
+  std::vector<In> a = r.Ints<In>(static_cast<size_t>(m) * lda, Lowest<In>(), Highest<In>());
+  std::vector<W> w = r.Ints<W>(static_cast<size_t>(n) * k, Lowest<W>(), Highest<W>());
+  if (iter % 3 == 0) {
+    std::fill(a.begin(), a.end(), static_cast<In>(Lowest<In>()));
+    std::fill(w.begin(), w.end(), static_cast<W>(r.Bool() ? Lowest<W>() : Highest<W>()));
+  }
+  PackedI8 b;
+  PackI8FromNK(w.data(), k, n, k, filter_offset, input_offset, kUnsigned, DetectedIsa(), &b);
+  // What GemmI8Tile reads: signed bytes, and noise past k (multiplied by zeros).
+  std::vector<int8_t> s(a.size());
+  for (size_t i = 0; i < a.size(); ++i) s[i] = static_cast<int8_t>(kUnsigned ? a[i] ^ 0x80 : a[i]);
+  for (int i = 0; i < m; ++i) {
+    for (int64_t j = k; j < lda; ++j) s[i * lda + j] = static_cast<int8_t>(r.Int(-128, 127));
+  }
+  const int n0 = r.Bool() ? 0 : r.Int(0, (n - 1) / b.nr) * b.nr, n1 = r.Int(n0 + 1, n);
+  std::vector<int32_t> got(static_cast<size_t>(m) * (n1 - n0), 12345);
+  GemmI8Tile(s.data(), lda, m, b, n0, n1, got.data(), n1 - n0);
+  for (int i = 0; i < m; ++i) {
+    for (int j = n0; j < n1; ++j) {
+      uint32_t want = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        want += static_cast<uint32_t>((a[i * lda + kk] + input_offset) *
+                                      (w[static_cast<int64_t>(j) * k + kk] + filter_offset));
       }
+      ASSERT_EQ(got[static_cast<size_t>(i) * (n1 - n0) + (j - n0)], static_cast<int32_t>(want))
+          << "m " << m << " n " << n << " k " << k << " at " << i << "," << j;
     }
   }
 }
 
-TEST(OptimizedIntegerConv2D, Int8OnByteDotsMatchesReferenceBitExact) {
+TEST(OptimizedGemmI8, SumsMatchPlainProduct) {
+  if (!HasGemmI8(DetectedIsa())) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  Random r(21);
+  for (int iter = 0; iter < 40; ++iter) {
+    CheckGemmI8Sums<int8_t, int8_t>(r, iter);
+    CheckGemmI8Sums<uint8_t, uint8_t>(r, iter);
+  }
+}
+
+template <class T>
+void CheckConvOnByteDots(Random& r, ThreadPool* pool, int iter) {
+  reference::ConvDims d;
+  reference::ConvParams p;
+  // Pointwise in place (int8, depth a multiple of 4), pointwise copied, and windows (im2col).
+  const int kind = iter % 3;
+  const int groups = r.Int(0, 4) == 0 ? 2 : 1;
+  const int f_c = kind == 0 ? 4 * r.Int(1, 40) : r.Int(1, 21);
+  d.in_c = f_c * groups;
+  d.out_c = groups * (r.Bool() ? r.Int(1, 16) : r.Int(17, 70));
+  d.in_h = r.Int(1, 9);
+  d.in_w = r.Int(1, 11);
+  d.k_h = kind == 2 ? r.Int(1, 3) : 1;
+  d.k_w = kind == 2 ? r.Int(1, 3) : 1;
+  if (kind == 2) {
+    if (!RandomGeometry(r, &d, &p)) return;
+  } else {
+    d.out_h = d.in_h;
+    d.out_w = d.in_w;
+  }
+  const int32_t input_offset = -r.Int(Lowest<T>(), Highest<T>());
+  const int32_t filter_offset = std::is_same_v<T, uint8_t> ? -r.Int(0, 255) : (iter % 4 == 0 ? -r.Int(-10, 10) : 0);
+  const std::vector<T> input = r.Ints<T>(static_cast<size_t>(d.in_h) * d.in_w * d.in_c, Lowest<T>(), Highest<T>());
+  const std::vector<T> filter =
+      r.Ints<T>(static_cast<size_t>(d.out_c) * d.k_h * d.k_w * f_c, std::max(Lowest<T>(), -127), Highest<T>());
+  const std::vector<int32_t> bias = r.Ints<int32_t>(static_cast<size_t>(d.out_c), -100000, 100000);
+  const int32_t* b = r.Bool() ? bias.data() : nullptr;
+  const Quant q = RandomQuant<T>(r, d.out_c, true, -4.0f, -1.5f);
+  const size_t out_size = static_cast<size_t>(d.out_h) * d.out_w * d.out_c;
+  std::vector<T> want(out_size), got(out_size);
+  WithReferenceRequantizer<int32_t, int32_t, T>(q, b, [&](const auto& emit) {
+    reference::IntegerConv2D<int32_t>(p, d, f_c, input.data(), input_offset, filter.data(), filter_offset, want.data(),
+                                      emit);
+  });
+  ConvFilterI8 packed;
+  PackConvFilterI8<T>(Shape{d.out_c, d.k_h, d.k_w, f_c}, filter.data(), filter_offset, input_offset, groups, &packed);
+  const int per_group = d.out_c / groups;
+  IntegerConv2DI8(pool, p, d, f_c, input.data(), input_offset, packed,
+                  [&](int g) { return Stage<T>(q, b, got.data(), d.out_c, g * per_group); });
+  ASSERT_EQ(got, want) << "kind " << kind << " in " << d.in_h << "x" << d.in_w << "x" << d.in_c << " k " << d.k_h << "x"
+                       << d.k_w << " out " << d.out_h << "x" << d.out_w << "x" << d.out_c << " groups " << groups
+                       << " float " << q.float_requantization;
+}
+
+TEST(OptimizedIntegerConv2D, EightBitOnByteDotsMatchesReferenceBitExact) {
   if (!HasGemmI8(DetectedIsa())) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
   Random r(22);
   ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
     if (!HasGemmI8(isa)) return;
     for (int iter = 0; iter < 30; ++iter) {
-      reference::ConvDims d;
-      reference::ConvParams p;
-      // Pointwise in place (depth a multiple of 4), pointwise copied, and windows (im2col).
-      const int kind = iter % 3;
-      const int groups = r.Int(0, 4) == 0 ? 2 : 1;
-      const int f_c = kind == 0 ? 4 * r.Int(1, 40) : r.Int(1, 21);
-      d.in_c = f_c * groups;
-      d.out_c = groups * (r.Bool() ? r.Int(1, 16) : r.Int(17, 70));
-      d.in_h = r.Int(1, 9);
-      d.in_w = r.Int(1, 11);
-      d.k_h = kind == 2 ? r.Int(1, 3) : 1;
-      d.k_w = kind == 2 ? r.Int(1, 3) : 1;
-      if (kind == 2) {
-        if (!RandomGeometry(r, &d, &p)) continue;
-      } else {
-        d.out_h = d.in_h;
-        d.out_w = d.in_w;
-      }
-      const int32_t input_offset = -r.Int(-128, 127);
-      const std::vector<int8_t> input = r.Ints<int8_t>(static_cast<size_t>(d.in_h) * d.in_w * d.in_c, -128, 127);
-      const std::vector<int8_t> filter =
-          r.Ints<int8_t>(static_cast<size_t>(d.out_c) * d.k_h * d.k_w * f_c, -127, 127);
-      const std::vector<int32_t> bias = r.Ints<int32_t>(static_cast<size_t>(d.out_c), -100000, 100000);
-      const int32_t* b = r.Bool() ? bias.data() : nullptr;
-      const Quant q = RandomQuant<int8_t>(r, d.out_c, true, -4.0f, -1.5f);
-      const size_t out_size = static_cast<size_t>(d.out_h) * d.out_w * d.out_c;
-      std::vector<int8_t> want(out_size), got(out_size);
-      WithReferenceRequantizer<int32_t, int32_t, int8_t>(q, b, [&](const auto& emit) {
-        reference::IntegerConv2D<int32_t>(p, d, f_c, input.data(), input_offset, filter.data(), 0, want.data(), emit);
-      });
-      ConvFilterI8 packed;
-      PackConvFilterI8(Shape{d.out_c, d.k_h, d.k_w, f_c}, filter.data(), input_offset, groups, &packed);
-      const int per_group = d.out_c / groups;
-      IntegerConv2DI8(pool, p, d, f_c, input.data(), input_offset, packed,
-                      [&](int g) { return Stage<int8_t>(q, b, got.data(), d.out_c, g * per_group); });
-      ASSERT_EQ(got, want) << "kind " << kind << " in " << d.in_h << "x" << d.in_w << "x" << d.in_c << " k " << d.k_h
-                           << "x" << d.k_w << " out " << d.out_h << "x" << d.out_w << "x" << d.out_c << " groups "
-                           << groups;
+      CheckConvOnByteDots<int8_t>(r, pool, iter);
+      CheckConvOnByteDots<uint8_t>(r, pool, iter);
     }
   });
 }

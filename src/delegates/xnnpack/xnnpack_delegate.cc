@@ -258,10 +258,10 @@ class XnnpackDelegate : public Delegate {
   //  - float32: a 1x1 convolution (stride 1, one group) is one GEMM on the input as it is, other
   //    windows a GEMM that reads the window rows in place; edgerun's AVX-512 GEMM (12 x 32 tiles,
   //    24 of the 32 registers accumulating) against XNNPACK's 7 x 16.
-  //  - int8 x int8 (weights without zero point): edgerun's GEMM on VNNI byte dot products
-  //    (vpdpbusd, 64 products an instruction) with the requantization in its epilogue, where this
-  //    XNNPACK widens to int16 pairs. Its rounding is XNNPACK's (conv_util's float
-  //    requantization), so the outputs do not change with the choice.
+  //  - int8 x int8 and uint8 x uint8: edgerun's GEMM on VNNI byte dot products (vpdpbusd, 64
+  //    products an instruction) with the requantization in its epilogue, where this XNNPACK
+  //    widens to int16 pairs. Its rounding is XNNPACK's (conv_util's float requantization), so
+  //    the outputs do not change with the choice.
   static std::string BuiltinGemmIsFaster(const OpContext& node) {
     if (node.builtin_code() != tflite::BuiltinOperator_CONV_2D) return {};
     if (optimized::ActiveIsa() != optimized::Isa::kAvx512 || node.num_inputs() < 2 || node.num_outputs() < 1) return {};
@@ -277,13 +277,14 @@ class XnnpackDelegate : public Delegate {
     const int64_t depth = static_cast<int64_t>(filter->dim(1)) * filter->dim(2) * filter->dim(3);
     const int64_t macs = output->num_elements() * depth;
     const InterpreterOptions& options = node.interpreter().options();
-    if (input->type == TensorType::kInt8 && filter->type == TensorType::kInt8 && output->type == TensorType::kInt8) {
+    const bool int8 = input->type == TensorType::kInt8 && filter->type == TensorType::kInt8 &&
+                      output->type == TensorType::kInt8;
+    const bool uint8 = input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8 &&
+                       output->type == TensorType::kUInt8;
+    if (int8 || uint8) {
       const int64_t min_macs = options.builtin_int8_gemm_min_macs;
       if (min_macs <= 0 || macs < min_macs || !optimized::HasGemmI8(optimized::ActiveIsa())) return {};
-      for (int64_t zero_point : filter->quantization.zero_point) {
-        if (zero_point != 0) return {};
-      }
-      return StrCat("int8 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
+      return StrCat(int8 ? "int8 " : "uint8 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
                     " multiply-adds: edgerun's VNNI GEMM runs it faster than this XNNPACK "
                     "(InterpreterOptions::builtin_int8_gemm_min_macs)");
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/thread_pool.h"
 
@@ -287,9 +288,12 @@ void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n
 
 bool HasGemmI8(Isa isa) { return KernelsFor(isa).i8_mr > 0; }
 
-void PackI8FromNK(const int8_t* w, int64_t ldw, int n, int k, int32_t input_offset, Isa isa, PackedI8* out) {
+template <class W>
+void PackI8FromNK(const W* w, int64_t ldw, int n, int k, int32_t filter_offset, int32_t input_offset,
+                  bool flip_input, Isa isa, PackedI8* out) {
   const IsaKernels& kern = KernelsFor(isa);
   const int nr = kern.i8_nr_narrow > 0 && n <= kern.i8_nr_narrow ? kern.i8_nr_narrow : std::max(1, kern.i8_nr);
+  constexpr int32_t kToUnsigned = std::is_same_v<W, int8_t> ? 128 : 0;
   out->isa = isa;
   out->n = n;
   out->k = k;
@@ -297,6 +301,12 @@ void PackI8FromNK(const int8_t* w, int64_t ldw, int n, int k, int32_t input_offs
   out->nr = nr;
   out->source = w;
   out->input_offset = input_offset;
+  out->filter_offset = filter_offset;
+  out->flip_input = flip_input;
+  // u - b_off = w + filter_offset; s + a_off = a + input_offset.
+  const int32_t b_off = kToUnsigned - filter_offset;
+  const int32_t a_off = input_offset + (flip_input ? 128 : 0);
+  out->row_scale = -b_off;
   const int panels = (n + nr - 1) / nr;
   out->data.Resize(static_cast<size_t>(panels) * out->k4 * nr * 4);
   uint8_t* dst = out->data.data();
@@ -307,18 +317,21 @@ void PackI8FromNK(const int8_t* w, int64_t ldw, int n, int k, int32_t input_offs
         const int col = p * nr + j;
         for (int h = 0; h < 4; ++h) {
           const int kk = 4 * g + h;
-          d[4 * j + h] = (col < n && kk < k) ? static_cast<uint8_t>(w[col * ldw + kk] + 128) : uint8_t{0};
+          d[4 * j + h] = (col < n && kk < k) ? static_cast<uint8_t>(w[col * ldw + kk] + kToUnsigned) : uint8_t{0};
         }
       }
     }
   }
   out->col_init.resize(static_cast<size_t>(n));
   for (int col = 0; col < n; ++col) {
-    int32_t sum = 0;  // |sum| <= 128 k: no overflow for any k an int holds / 128
-    for (int kk = 0; kk < k; ++kk) sum += w[col * ldw + kk];
-    out->col_init[col] = static_cast<int32_t>(static_cast<uint32_t>(sum) * static_cast<uint32_t>(input_offset));
+    uint32_t sum = 0;  // wraps like the sums it joins
+    for (int kk = 0; kk < k; ++kk) sum += static_cast<uint32_t>(w[col * ldw + kk] + filter_offset);
+    out->col_init[col] = static_cast<int32_t>(sum * static_cast<uint32_t>(a_off));
   }
 }
+
+template void PackI8FromNK<int8_t>(const int8_t*, int64_t, int, int, int32_t, int32_t, bool, Isa, PackedI8*);
+template void PackI8FromNK<uint8_t>(const uint8_t*, int64_t, int, int, int32_t, int32_t, bool, Isa, PackedI8*);
 
 void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
                 const I8FusedOutput* fused) {
@@ -326,7 +339,7 @@ void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, 
   const int mr = kern.i8_mr, nr = b.nr;
   const GemmI8Fn* kernels = nr == kern.i8_nr ? kern.gemm_i8 : kern.gemm_i8_narrow;
   int32_t* row_init = ScratchI32(static_cast<size_t>(m), 3);
-  kern.row_sums_i8(a, lda, m, b.k, -128, row_init);
+  kern.row_sums_i8(a, lda, m, b.k, b.row_scale, row_init);
   // As GemmF32Tile: a block of a B panel stays in L1 while the micro-tiles of rows pass over it.
   const int kc4 = b.k4 == 0 ? 1 : DepthBlock(b.k4, nr, 4);
   for (int q0 = 0; q0 < std::max(b.k4, 1); q0 += kc4) {

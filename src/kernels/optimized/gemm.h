@@ -127,35 +127,45 @@ inline int64_t PaddedDepth(const PackedI16& b) { return 2 * static_cast<int64_t>
 void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n0, int n1, int p0, int p1,
                  int32_t* c, int64_t ldc, bool accumulate);
 
-// ---- int8 x int8 on byte dot products (CPUs with AVX-512 VNNI)
+// ---- 8-bit products on byte dot products (CPUs with AVX-512 VNNI)
 //
-// vpdpbusd multiplies unsigned by signed bytes, so the weights are packed plus 128 and the
-// activations are read as they are (no copy for a pointwise convolution):
-//   sum_k (a + input_offset) * w = sum_k a * (w + 128) - 128 * sum_k a + input_offset * sum_k w,
-// a row term (RowSumsI8) and a column term (PackedI8::col_init) added to the dot products, all
-// int32 arithmetic that wraps like the reference's sums. Weights must be int8 with offset 0.
+// vpdpbusd multiplies unsigned bytes (B, the weights, in registers) by signed bytes (A, the
+// activations, broadcast). Weights are packed as unsigned bytes u = w + 128 (int8) or u = w
+// (uint8); activations are read as signed bytes s = a (int8, in place for a pointwise
+// convolution) or s = a - 128 (uint8, copied with the top bit flipped). With the offsets of
+// both sides, a + input_offset = s + a_off and w + filter_offset = u - b_off, so
+//   sum_k (a + input_offset)(w + filter_offset)
+//     = sum_k s * u  -  b_off * sum_k s  +  a_off * sum_k (w + filter_offset),
+// a row term (PackedI8::row_scale times RowSumsI8) and a column term (PackedI8::col_init) added
+// to the dot products, all int32 arithmetic that wraps like the reference's sums.
 bool HasGemmI8(Isa isa);
 
 struct PackedI8 {
   Isa isa = Isa::kGeneric;
   int n = 0, k = 0, k4 = 0, nr = 1;  // k4: groups of 4 depths (k rounded up, quartered)
   const void* source = nullptr;
-  int32_t input_offset = 0;      // what col_init was made for
-  std::vector<int32_t> col_init;  // input_offset * sum_k w[n][k], per column
+  int32_t input_offset = 0, filter_offset = 0;  // what row_scale and col_init were made for
+  bool flip_input = false;                      // uint8 activations: A holds a - 128
+  int32_t row_scale = 0;                        // -b_off
+  std::vector<int32_t> col_init;                // a_off * sum_k (w[n][k] + filter_offset)
   AlignedBuffer<uint8_t> data;
   const uint8_t* panel(int p) const { return data.data() + static_cast<int64_t>(p) * k4 * nr * 4; }
   int panels() const { return (n + nr - 1) / nr; }
 };
 
-// B[k][n] = w[n][k] + 128 (w stored [n][k], rows ldw apart), zero past k and n.
-void PackI8FromNK(const int8_t* w, int64_t ldw, int n, int k, int32_t input_offset, Isa isa, PackedI8* out);
+// Packs w (stored [n][k], rows ldw apart; int8_t or uint8_t) for products with activations of
+// input_offset: uint8 activations (flip_input) are read as a - 128. Zero past k and n.
+template <class W>
+void PackI8FromNK(const W* w, int64_t ldw, int n, int k, int32_t filter_offset, int32_t input_offset,
+                  bool flip_input, Isa isa, PackedI8* out);
 
 // Row stride (in bytes) of an A tile copied for b: k rounded up to a multiple of 4.
 inline int64_t PaddedDepth(const PackedI8& b) { return 4 * static_cast<int64_t>(b.k4); }
 
-// One thread: C[i][j - n0] = sum_k (A[i][k] + input_offset) * w[j][k] for rows [0, m) and
-// columns [n0, n1), int32 that wraps. A holds int8 rows lda bytes apart, each with PaddedDepth(b)
-// readable bytes (the values past b.k are multiplied by zeros).
+// One thread: C[i][j - n0] = sum_k (a[i][k] + input_offset) * (w[j][k] + filter_offset) for
+// rows [0, m) and columns [n0, n1), int32 that wraps. A holds the signed bytes s of the
+// activations (see PackedI8), rows lda bytes apart, each with PaddedDepth(b) readable bytes (the
+// values past b.k are multiplied by zeros).
 //
 // With `fused`, the sums plus fused->bias[j] (nullable) are requantized in float to int8
 // (I8Epilogue) and stored to fused->out[i * ldo + j]; c is then only scratch for depths longer

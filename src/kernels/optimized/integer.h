@@ -224,15 +224,17 @@ struct I8Rows {
 template <class RowsOf, class Out>
 void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const RequantStage<Out>& stage) {
   I8FusedOutput fused{};
-  const bool fuse = std::is_same_v<Out, int8_t> && stage.float_rounding;
-  if constexpr (std::is_same_v<Out, int8_t>) {
+  constexpr bool kEightBit = std::is_same_v<Out, int8_t> || std::is_same_v<Out, uint8_t>;
+  const bool fuse = kEightBit && stage.float_rounding;
+  if constexpr (kEightBit) {
     const RequantArgs& r = stage.args;
     fused = {r.bias ? r.bias + stage.channel_base : nullptr,
              r.scale + stage.channel_base,
              static_cast<float>(r.act_min - r.zero_point),
              static_cast<float>(r.act_max - r.zero_point),
              r.zero_point,
-             stage.out + stage.channel_base,
+             // The epilogue's truncating byte stores write uint8 values as well.
+             reinterpret_cast<int8_t*>(stage.out + stage.channel_base),
              stage.row_stride};
   }
   if (m <= 0 || b.n <= 0) return;
@@ -262,9 +264,22 @@ void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& row
 }
 
 // n bytes from src to dst without a library call for the short runs of im2col (a 3x3 window
-// of 3 channels copies 9 bytes a row): overlapping 8- or 4-byte moves inside [0, n).
+// of 3 channels copies 9 bytes a row, of 16 channels 48): overlapping 16-, 8- or 4-byte moves
+// inside [0, n).
 inline void CopyBytes(int8_t* dst, const int8_t* src, int n) {
-  if (n >= 8 && n <= 16) {
+  if (n > 16 && n <= 64) {
+    // 16-byte moves from both ends (the middle ones overlap when n < 64).
+    char v[4][16];
+    const int tail = n - 16, mid = n > 32 ? 16 : tail, mid2 = n > 48 ? 32 : tail;
+    std::memcpy(v[0], src, 16);
+    std::memcpy(v[1], src + mid, 16);
+    std::memcpy(v[2], src + mid2, 16);
+    std::memcpy(v[3], src + tail, 16);
+    std::memcpy(dst, v[0], 16);
+    std::memcpy(dst + mid, v[1], 16);
+    std::memcpy(dst + mid2, v[2], 16);
+    std::memcpy(dst + tail, v[3], 16);
+  } else if (n >= 8 && n <= 16) {
     uint64_t lo, hi;
     std::memcpy(&lo, src, 8);
     std::memcpy(&hi, src + n - 8, 8);
@@ -314,7 +329,7 @@ inline void Im2ColI8(const reference::ConvParams& p, const reference::ConvDims& 
         }
       }
     }
-    std::memset(row + k, 0, static_cast<size_t>(ldd - k));
+    for (int64_t i = k; i < ldd; ++i) row[i] = 0;  // at most 3 bytes
     if (++ox == d.out_w) {
       ox = 0;
       ++oy;
@@ -322,46 +337,63 @@ inline void Im2ColI8(const reference::ConvParams& p, const reference::ConvDims& 
   }
 }
 
-// An int8 filter [O][KH][KW][C/groups] packed per group for GemmI8Tile (repacked when the data,
-// the ISA or the input offset changes; callers clear it for filters that are not constant).
+// Rows of 8-bit activations as the signed bytes GemmI8Tile reads: int8 as they are, uint8 with
+// the top bit flipped (a - 128).
+template <class In>
+void ToSignedBytes(int8_t* row, int64_t n) {
+  if constexpr (std::is_same_v<In, uint8_t>) {
+    for (int64_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<uint8_t>(row[i]) ^ 0x80);
+  }
+}
+
+// An 8-bit filter [O][KH][KW][C/groups] (int8 or uint8, with its offset) packed per group for
+// GemmI8Tile, for activations of type In and input_offset (repacked when any of them or the ISA
+// changes; callers clear it for filters that are not constant).
 struct ConvFilterI8 {
   std::vector<PackedI8> groups;
 };
-inline void PackConvFilterI8(const Shape& filter_shape, const int8_t* filter, int32_t input_offset, int groups,
-                             ConvFilterI8* out) {
+template <class In, class W>
+void PackConvFilterI8(const Shape& filter_shape, const W* filter, int32_t filter_offset, int32_t input_offset,
+                      int groups, ConvFilterI8* out) {
   const int out_c = filter_shape[0];
   const int k = filter_shape[1] * filter_shape[2] * filter_shape[3];
   const int per_group = out_c / groups;
   const Isa isa = ActiveIsa();
-  if (static_cast<int>(out->groups.size()) == groups && out->groups[0].source == filter && out->groups[0].isa == isa &&
-      out->groups[0].n == per_group && out->groups[0].k == k && out->groups[0].input_offset == input_offset) {
-    return;
+  constexpr bool kFlip = std::is_same_v<In, uint8_t>;
+  if (static_cast<int>(out->groups.size()) == groups) {
+    const PackedI8& b = out->groups[0];
+    if (b.source == filter && b.isa == isa && b.n == per_group && b.k == k && b.input_offset == input_offset &&
+        b.filter_offset == filter_offset && b.flip_input == kFlip) {
+      return;
+    }
   }
   out->groups.resize(static_cast<size_t>(groups));
   for (int g = 0; g < groups; ++g) {
-    PackI8FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, input_offset, isa,
-                 &out->groups[g]);
+    PackI8FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, filter_offset, input_offset, kFlip,
+                 isa, &out->groups[g]);
   }
   out->groups[0].source = filter;
 }
 
-// One image of an int8 x int8 CONV_2D with filter offset 0 (as reference::IntegerConv2D with
-// int32 sums). Pointwise convolutions whose depth is a multiple of 4 read the input in place.
-template <class MakeStage>  // make_stage(group) returns a RequantStage
+// One image of an 8-bit CONV_2D (int8 or uint8 activations; as reference::IntegerConv2D with
+// int32 sums). Pointwise int8 convolutions whose depth is a multiple of 4 read the input in place.
+template <class In, class MakeStage>  // make_stage(group) returns a RequantStage
 void IntegerConv2DI8(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d, int f_c,
-                     const int8_t* input, int32_t input_offset, const ConvFilterI8& filter,
+                     const In* input_values, int32_t input_offset, const ConvFilterI8& filter,
                      const MakeStage& make_stage) {
   const int groups = d.in_c / f_c;
   const int64_t m = static_cast<int64_t>(d.out_h) * d.out_w;
   const bool pointwise = d.k_h == 1 && d.k_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
                          p.pad_w == 0;
-  const int8_t pad = static_cast<int8_t>(-input_offset);
+  const auto* input = reinterpret_cast<const int8_t*>(input_values);
+  // Taps outside the image hold the input zero point, whose offset value is 0.
+  const int8_t pad = static_cast<int8_t>(static_cast<In>(-input_offset));
   for (int g = 0; g < groups; ++g) {
     const PackedI8& b = filter.groups[g];
     const int64_t ldd = PaddedDepth(b);
     const int8_t* base = input + static_cast<int64_t>(g) * f_c;
     auto stage = make_stage(g);
-    if (pointwise && f_c % 4 == 0) {
+    if (pointwise && f_c % 4 == 0 && std::is_same_v<In, int8_t>) {
       IntGemmI8(pool, m, b, [&](int64_t r0, int) { return I8Rows{base + r0 * d.in_c, d.in_c}; }, stage);
     } else if (pointwise) {
       IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {
@@ -370,12 +402,14 @@ void IntegerConv2DI8(ThreadPool* pool, const reference::ConvParams& p, const ref
           std::memcpy(dst + r * ldd, base + (r0 + r) * d.in_c, static_cast<size_t>(f_c));
           std::memset(dst + r * ldd + f_c, 0, static_cast<size_t>(ldd - f_c));
         }
+        ToSignedBytes<In>(dst, rows * ldd);
         return I8Rows{dst, ldd};
       }, stage);
     } else {
       IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {
         int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
         Im2ColI8(p, d, f_c, g, input, pad, r0, rows, dst, ldd);
+        ToSignedBytes<In>(dst, rows * ldd);
         return I8Rows{dst, ldd};
       }, stage);
     }

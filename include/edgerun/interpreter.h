@@ -59,8 +59,9 @@ struct InterpreterOptions {
   // the XNNPACK that edgerun is built with, and so do the depthwise convolutions that read their
   // outputs (docs/performance.md). 0: XNNPACK takes every node it supports.
   int64_t builtin_float_gemm_min_macs = 4000000;
-  // The same for int8 x int8 convolutions (weights without zero point) on CPUs with AVX-512
-  // VNNI, where edgerun's GEMM uses byte dot products.
+  // The same for 8-bit convolutions (int8 x int8, uint8 x uint8) on CPUs with AVX-512 VNNI,
+  // where edgerun's GEMM multiplies bytes four at a time (vpdpbusd) and rounds as XNNPACK does;
+  // by default all of them. 0: XNNPACK takes every one it supports.
   int64_t builtin_int8_gemm_min_macs = 1;
   // Delegates applied before XNNPACK, in this order; each sees the nodes the previous left.
   std::vector<std::shared_ptr<Delegate>> delegates;

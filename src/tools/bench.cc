@@ -36,9 +36,11 @@ const char kBenchUsage[] =
     "  --warmup N          untimed runs after the first inference (default 5)\n"
     "  --delegate NAME     none | xnnpack | xnnpack-all (default: xnnpack when this build has it;\n"
     "                      xnnpack-all also hands XNNPACK the large float32 convolutions\n"
-    "                      that edgerun's own GEMM runs faster on AVX-512)\n"
-    "  --builtin-gemm-min-macs N  the size from which those convolutions stay on\n"
+    "                      that edgerun's own GEMM runs faster on AVX-512, and the 8-bit ones\n"
+    "                      its VNNI GEMM runs faster)\n"
+    "  --builtin-gemm-min-macs N  the size from which those float32 convolutions stay on\n"
     "                      edgerun's GEMM (default 4000000; 0: XNNPACK takes them all)\n"
+    "  --builtin-int8-gemm-min-macs N  the same for 8-bit convolutions (default 1: all)\n"
     "  --no-xnnpack        same as --delegate none\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
@@ -162,8 +164,9 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
 }
 
 // The interpreter option behind --delegate: "default" is the interpreter's default (XNNPACK when
-// this build has it), "xnnpack" insists on it, "xnnpack-all" also gives XNNPACK the large float
-// convolutions that edgerun's GEMM runs faster (InterpreterOptions::builtin_float_gemm_min_macs),
+// this build has it), "xnnpack" insists on it, "xnnpack-all" also gives XNNPACK the convolutions
+// that edgerun's GEMM runs faster (InterpreterOptions::builtin_float_gemm_min_macs and
+// builtin_int8_gemm_min_macs),
 // "none" runs the builtin kernels only.
 Status ApplyDelegate(const std::string& name, InterpreterOptions* options, std::string* effective) {
   if ((name == "xnnpack" || name == "xnnpack-all") && !XnnpackAvailable()) {

@@ -31,6 +31,8 @@ struct FcState {
   // not constant).
   optimized::PackedF32 packed_f32;
   optimized::PackedI16 packed_i16;
+  optimized::PackedI8 packed_i8;                 // 8-bit weights on CPUs with byte dot products
+  std::vector<int32_t> hybrid_weight_sums;       // per unit, for asymmetric hybrid inputs
 };
 
 const Tensor* Weights(const OpContext& ctx, const FcState& state) {
@@ -142,6 +144,25 @@ Status Prepare(OpContext& ctx, FcState& state) {
   return ctx.ResizeOutput(0, {static_cast<int32_t>(batches), units});
 }
 
+// 8-bit weights packed for GemmI8Tile (optimized::HasGemmI8), for inputs of type In and
+// input_offset; once for constant weights.
+template <class In, class Weight>
+const optimized::PackedI8& PackedBytes(const OpContext& ctx, FcState& s, const Tensor* weights, const Weight* data,
+                                       int32_t filter_offset, int32_t input_offset) {
+  const int units = weights->dim(0), depth = weights->dim(1);
+  const optimized::Isa isa = optimized::ActiveIsa();
+  const optimized::PackedI8& b = s.packed_i8;
+  constexpr bool kFlip = std::is_same_v<In, uint8_t>;
+  if (!weights->is_constant() || b.source != data || b.isa != isa || b.filter_offset != filter_offset ||
+      b.input_offset != input_offset || b.flip_input != kFlip) {
+    optimized::PackI8FromNK(data, depth, units, depth, filter_offset, input_offset, kFlip, isa, &s.packed_i8);
+    if (weights->is_constant() && static_cast<const void*>(data) == weights->data) {
+      ctx.interpreter().model().ReleaseResidentPages(weights->data, weights->bytes);
+    }
+  }
+  return s.packed_i8;
+}
+
 template <class Acc, class In, class Weight, class Out, class Bias>
 void EvalQuantized(OpContext& ctx, FcState& s, const Tensor* input, const Tensor* weights, const Weight* weight_data,
                    const Bias* bias, Tensor* output) {
@@ -149,6 +170,21 @@ void EvalQuantized(OpContext& ctx, FcState& s, const Tensor* input, const Tensor
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   const In* in = input->data_as<In>();
   Out* out = output->data_as<Out>();
+  if constexpr (std::is_same_v<Acc, int32_t> && sizeof(In) == 1 && std::is_same_v<In, Weight> &&
+                std::is_same_v<In, Out>) {
+    if (optimized::HasGemmI8(optimized::ActiveIsa())) {
+      const optimized::PackedI8& packed = PackedBytes<In>(ctx, s, weights, weight_data, s.q.filter_offset,
+                                                          s.q.input_offset);
+      const auto stage = optimized::MakeRequantStage<Out>(s.q.float_requantization, s.q.multiplier.data(),
+                                                          s.q.shift.data(), s.q.float_scale.data(), s.q.output_offset,
+                                                          s.q.act_min, s.q.act_max, bias, out, units);
+      const int64_t ldd = optimized::PaddedDepth(packed);
+      optimized::IntGemmI8(ctx.thread_pool(), batches, packed, [&](int64_t r0, int rows) {
+        return optimized::MatrixRowsI8(in, depth, r0, rows, depth, ldd);
+      }, stage);
+      return;
+    }
+  }
   if constexpr (sizeof(Weight) == 1) {
     // 8-bit weights (plus offset) and 8/16-bit inputs fit the int16 pair products.
     const optimized::PackedI16& packed = PackedInteger(s, weights, weight_data, s.q.filter_offset);
@@ -181,15 +217,7 @@ void EvalHybrid(OpContext& ctx, FcState& s, const Tensor* input, const Tensor* w
   const bool per_channel = s.hybrid_per_channel;
   const float* bias_data = bias ? bias->data_as<float>() : nullptr;
   float* out = output->data_as<float>();
-  const optimized::PackedI16& packed = PackedInteger(s, weights, weight_data, 0);
-  // Each row has its own zero point and scale.
-  auto fill = [&](int64_t r0, int n, int16_t* dst, int64_t ldd) {
-    for (int r = 0; r < n; ++r) {
-      optimized::ConvertRows(rows.quantized + (r0 + r) * depth, depth, 1, depth, -rows.zero_points[r0 + r],
-                             dst + r * ldd, ldd);
-    }
-  };
-  auto stage = [&](int64_t b, int c0, int count, const int32_t* sums) {
+  auto emit = [&](int64_t b, int c0, int count, const int32_t* sums) {
     // As TFLite: a per-tensor weight scale is folded into the row scale, a per-channel one is
     // multiplied in per unit; the product is added to the bias.
     const float row_scale = rows.scales[b] * (per_channel ? 1.0f : s.hybrid_scales[0]);
@@ -200,7 +228,41 @@ void EvalHybrid(OpContext& ctx, FcState& s, const Tensor* input, const Tensor* w
       out[b * units + u] = ApplyFloatActivation(s.activation, v);
     }
   };
-  optimized::IntGemm<false>(ctx.thread_pool(), batches, packed, fill, stage);
+  if (optimized::HasGemmI8(optimized::ActiveIsa())) {
+    // Byte dot products of the quantized rows and the weights; a row's zero point comes off as
+    // zero_point * (sum of the unit's weights), in int32 that wraps like the products.
+    const bool repack = s.packed_i8.source != weight_data || !weights->is_constant();
+    const optimized::PackedI8& packed = PackedBytes<int8_t>(ctx, s, weights, weight_data, 0, 0);
+    if (repack || s.hybrid_weight_sums.size() != static_cast<size_t>(units)) {
+      s.hybrid_weight_sums.assign(static_cast<size_t>(units), 0);
+      for (int u = 0; u < units; ++u) {
+        uint32_t sum = 0;
+        for (int k = 0; k < depth; ++k) sum += static_cast<uint32_t>(weight_data[static_cast<int64_t>(u) * depth + k]);
+        s.hybrid_weight_sums[u] = static_cast<int32_t>(sum);
+      }
+    }
+    const int64_t ldd = optimized::PaddedDepth(packed);
+    optimized::IntGemmI8Staged(ctx.thread_pool(), batches, packed, [&](int64_t r0, int n) {
+      return optimized::MatrixRowsI8(rows.quantized, depth, r0, n, depth, ldd);
+    }, [&](int64_t b, int c0, int count, int32_t* sums) {
+      const uint32_t zero_point = static_cast<uint32_t>(rows.zero_points[b]);
+      for (int i = 0; i < count; ++i) {
+        sums[i] = static_cast<int32_t>(static_cast<uint32_t>(sums[i]) -
+                                       zero_point * static_cast<uint32_t>(s.hybrid_weight_sums[c0 + i]));
+      }
+      emit(b, c0, count, sums);
+    }, nullptr);
+    return;
+  }
+  const optimized::PackedI16& packed = PackedInteger(s, weights, weight_data, 0);
+  // Each row has its own zero point and scale.
+  auto fill = [&](int64_t r0, int n, int16_t* dst, int64_t ldd) {
+    for (int r = 0; r < n; ++r) {
+      optimized::ConvertRows(rows.quantized + (r0 + r) * depth, depth, 1, depth, -rows.zero_points[r0 + r],
+                             dst + r * ldd, ldd);
+    }
+  };
+  optimized::IntGemm<false>(ctx.thread_pool(), batches, packed, fill, emit);
 }
 
 Status Eval(OpContext& ctx, FcState& state) {

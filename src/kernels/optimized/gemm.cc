@@ -308,24 +308,20 @@ void PackI8FromNK(const W* w, int64_t ldw, int n, int k, int32_t filter_offset, 
   const int32_t a_off = input_offset + (flip_input ? 128 : 0);
   out->row_scale = -b_off;
   const int panels = (n + nr - 1) / nr;
-  out->data.Resize(static_cast<size_t>(panels) * out->k4 * nr * 4);
+  const size_t bytes = static_cast<size_t>(panels) * out->k4 * nr * 4;
+  out->data.Resize(bytes);
   uint8_t* dst = out->data.data();
-  for (int p = 0; p < panels; ++p) {
-    for (int g = 0; g < out->k4; ++g) {
-      uint8_t* d = dst + (static_cast<int64_t>(p) * out->k4 + g) * nr * 4;
-      for (int j = 0; j < nr; ++j) {
-        const int col = p * nr + j;
-        for (int h = 0; h < 4; ++h) {
-          const int kk = 4 * g + h;
-          d[4 * j + h] = (col < n && kk < k) ? static_cast<uint8_t>(w[col * ldw + kk] + kToUnsigned) : uint8_t{0};
-        }
-      }
-    }
-  }
+  std::memset(dst, 0, bytes);  // depths past k and columns past n
   out->col_init.resize(static_cast<size_t>(n));
+  // Column by column, so that w is read in order (the first inference waits for this).
   for (int col = 0; col < n; ++col) {
+    uint8_t* d = dst + static_cast<int64_t>(col / nr) * out->k4 * nr * 4 + (col % nr) * 4;
+    const W* src = w + col * ldw;
     uint32_t sum = 0;  // wraps like the sums it joins
-    for (int kk = 0; kk < k; ++kk) sum += static_cast<uint32_t>(w[col * ldw + kk] + filter_offset);
+    for (int kk = 0; kk < k; ++kk) {
+      d[static_cast<int64_t>(kk >> 2) * nr * 4 + (kk & 3)] = static_cast<uint8_t>(src[kk] + kToUnsigned);
+      sum += static_cast<uint32_t>(src[kk] + filter_offset);
+    }
     out->col_init[col] = static_cast<int32_t>(sum * static_cast<uint32_t>(a_off));
   }
 }

@@ -219,24 +219,12 @@ struct I8Rows {
   int64_t lda;
 };
 
-// The product split over the pool as IntGemm; rows_of(first_row, rows) gives the rows of A. A
-// float requantization to int8 runs inside the micro-kernel.
-template <class RowsOf, class Out>
-void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const RequantStage<Out>& stage) {
-  I8FusedOutput fused{};
-  constexpr bool kEightBit = std::is_same_v<Out, int8_t> || std::is_same_v<Out, uint8_t>;
-  const bool fuse = kEightBit && stage.float_rounding;
-  if constexpr (kEightBit) {
-    const RequantArgs& r = stage.args;
-    fused = {r.bias ? r.bias + stage.channel_base : nullptr,
-             r.scale + stage.channel_base,
-             static_cast<float>(r.act_min - r.zero_point),
-             static_cast<float>(r.act_max - r.zero_point),
-             r.zero_point,
-             // The epilogue's truncating byte stores write uint8 values as well.
-             reinterpret_cast<int8_t*>(stage.out + stage.channel_base),
-             stage.row_stride};
-  }
+// The product split over the pool as IntGemm; rows_of(first_row, rows) gives the rows of A.
+// With `fused` (rows of the whole product, see I8FusedOutput) the micro-kernel requantizes and
+// stores; otherwise stage(row, c0, count, sums) takes the int32 sums.
+template <class RowsOf, class Stage>
+void IntGemmI8Staged(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const Stage& stage,
+                     const I8FusedOutput* fused) {
   if (m <= 0 || b.n <= 0) return;
   const int mr = KernelsFor(b.isa).i8_mr;
   const TileGrid g = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), b.panels(), mr, NumThreads(pool));
@@ -251,8 +239,8 @@ void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& row
     for (int c0 = n0; c0 < n1; c0 += chunk) {
       const int cols = std::min(chunk, n1 - c0);
       int32_t* sums = ScratchI32(static_cast<size_t>(rows) * cols, 0);
-      if (fuse) {
-        I8FusedOutput tile = fused;
+      if (fused) {
+        I8FusedOutput tile = *fused;
         tile.out += r0 * tile.ldo;
         GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, &tile);
       } else {
@@ -261,6 +249,49 @@ void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& row
       }
     }
   });
+}
+
+// With a requantization stage: a float requantization to 8 bits runs inside the micro-kernel.
+template <class RowsOf, class Out>
+void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const RequantStage<Out>& stage) {
+  I8FusedOutput fused{};
+  constexpr bool kEightBit = std::is_same_v<Out, int8_t> || std::is_same_v<Out, uint8_t>;
+  if constexpr (kEightBit) {
+    const RequantArgs& r = stage.args;
+    fused = {r.bias ? r.bias + stage.channel_base : nullptr,
+             r.scale + stage.channel_base,
+             static_cast<float>(r.act_min - r.zero_point),
+             static_cast<float>(r.act_max - r.zero_point),
+             r.zero_point,
+             // The epilogue's truncating byte stores write uint8 values as well.
+             reinterpret_cast<int8_t*>(stage.out + stage.channel_base),
+             stage.row_stride};
+  }
+  IntGemmI8Staged(pool, m, b, rows_of, stage, kEightBit && stage.float_rounding ? &fused : nullptr);
+}
+
+// Rows of 8-bit activations as the signed bytes GemmI8Tile reads: int8 as they are, uint8 with
+// the top bit flipped (a - 128).
+template <class In>
+void ToSignedBytes(int8_t* row, int64_t n) {
+  if constexpr (std::is_same_v<In, uint8_t>) {
+    for (int64_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<uint8_t>(row[i]) ^ 0x80);
+  }
+}
+
+// Rows of an 8-bit matrix A [m][k] (rows lda apart) as GemmI8Tile reads them: in place for int8
+// rows whose depth is a multiple of 4, else copied (and flipped for uint8) into thread scratch.
+template <class In>
+I8Rows MatrixRowsI8(const In* a, int64_t lda, int64_t r0, int rows, int k, int64_t ldd) {
+  const auto* bytes = reinterpret_cast<const int8_t*>(a);
+  if (std::is_same_v<In, int8_t> && k % 4 == 0) return I8Rows{bytes + r0 * lda, lda};
+  int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
+  for (int r = 0; r < rows; ++r) {
+    std::memcpy(dst + r * ldd, bytes + (r0 + r) * lda, static_cast<size_t>(k));
+    std::memset(dst + r * ldd + k, 0, static_cast<size_t>(ldd - k));
+  }
+  ToSignedBytes<In>(dst, rows * ldd);
+  return I8Rows{dst, ldd};
 }
 
 // n bytes from src to dst without a library call for the short runs of im2col (a 3x3 window
@@ -337,15 +368,6 @@ inline void Im2ColI8(const reference::ConvParams& p, const reference::ConvDims& 
   }
 }
 
-// Rows of 8-bit activations as the signed bytes GemmI8Tile reads: int8 as they are, uint8 with
-// the top bit flipped (a - 128).
-template <class In>
-void ToSignedBytes(int8_t* row, int64_t n) {
-  if constexpr (std::is_same_v<In, uint8_t>) {
-    for (int64_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<uint8_t>(row[i]) ^ 0x80);
-  }
-}
-
 // An 8-bit filter [O][KH][KW][C/groups] (int8 or uint8, with its offset) packed per group for
 // GemmI8Tile, for activations of type In and input_offset (repacked when any of them or the ISA
 // changes; callers clear it for filters that are not constant).
@@ -391,19 +413,11 @@ void IntegerConv2DI8(ThreadPool* pool, const reference::ConvParams& p, const ref
   for (int g = 0; g < groups; ++g) {
     const PackedI8& b = filter.groups[g];
     const int64_t ldd = PaddedDepth(b);
-    const int8_t* base = input + static_cast<int64_t>(g) * f_c;
     auto stage = make_stage(g);
-    if (pointwise && f_c % 4 == 0 && std::is_same_v<In, int8_t>) {
-      IntGemmI8(pool, m, b, [&](int64_t r0, int) { return I8Rows{base + r0 * d.in_c, d.in_c}; }, stage);
-    } else if (pointwise) {
+    if (pointwise) {
+      const In* rows_base = input_values + static_cast<int64_t>(g) * f_c;
       IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {
-        int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
-        for (int r = 0; r < rows; ++r) {
-          std::memcpy(dst + r * ldd, base + (r0 + r) * d.in_c, static_cast<size_t>(f_c));
-          std::memset(dst + r * ldd + f_c, 0, static_cast<size_t>(ldd - f_c));
-        }
-        ToSignedBytes<In>(dst, rows * ldd);
-        return I8Rows{dst, ldd};
+        return MatrixRowsI8(rows_base, d.in_c, r0, rows, f_c, ldd);
       }, stage);
     } else {
       IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {

@@ -779,6 +779,19 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // An input over max_tensor_bytes is refused before any op prepares (ops size buffers from
+      // their inputs' shapes): here ADD's own broadcast check would otherwise speak first.
+      {"input_over_limit_before_prepare", "load", "over the limit of",
+       [] {
+         ModelBuilder b;
+         const int x = b.AddTensor("x", TensorType::kFloat32, {65536, 65536, 256});
+         const int y = b.AddTensor("y", TensorType::kFloat32, {3});
+         const int z = b.AddTensor("z", TensorType::kFloat32, {3});
+         b.AddOp(tflite::BuiltinOperator_ADD, {x, y}, {z});
+         b.SetInputs({x, y});
+         b.SetOutputs({z});
+         return b.Finish();
+       }},
       // fuzz_graph (5th 30-minute round): SQUEEZE of a scalar with squeeze_dims [0] read
       // dimension 0 of an empty shape: the axis check let axis 0 through for rank 0.
       {"squeeze_scalar_axis_0", "load", "axis 0 is out of range for rank 0",

@@ -287,7 +287,7 @@ I8Rows MatrixRowsI8(const In* a, int64_t lda, int64_t r0, int rows, int k, int64
   if (std::is_same_v<In, int8_t> && k % 4 == 0) return I8Rows{bytes + r0 * lda, lda};
   int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
   for (int r = 0; r < rows; ++r) {
-    std::memcpy(dst + r * ldd, bytes + (r0 + r) * lda, static_cast<size_t>(k));
+    if (k > 0) std::memcpy(dst + r * ldd, bytes + (r0 + r) * lda, static_cast<size_t>(k));  // a may be null
     std::memset(dst + r * ldd + k, 0, static_cast<size_t>(ldd - k));
   }
   ToSignedBytes<In>(dst, rows * ldd);

@@ -779,6 +779,19 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs({y});
          return b.Finish();
        }},
+      // fuzz_invoke (6th 30-minute round): TRANSPOSE_CONV with a run-time output shape wrote a
+      // subgraph input, which was left without memory; `edgerun run` filled it through null.
+      {"op_writes_subgraph_input", "load", "which is an input of the subgraph",
+       [] {
+         ModelBuilder b;
+         const int a = b.AddTensor("a", TensorType::kFloat32, {4});
+         const int x = b.AddTensor("x", TensorType::kFloat32, {4});
+         const int one = b.AddConstant("one", TensorType::kFloat32, {1}, std::vector<float>{1});
+         b.AddOp(tflite::BuiltinOperator_ADD, {a, one}, {x});
+         b.SetInputs({a, x});
+         b.SetOutputs({x});
+         return b.Finish();
+       }},
       // An input over max_tensor_bytes is refused before any op prepares (ops size buffers from
       // their inputs' shapes): here ADD's own broadcast check would otherwise speak first.
       {"input_over_limit_before_prepare", "load", "over the limit of",

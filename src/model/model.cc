@@ -500,6 +500,14 @@ Status Model::Validate() {
     }
     ER_RETURN_IF_ERROR(check_list(sg->outputs(), "output", false).WithContext(sg_label));
     std::vector<int32_t> writer(num_tensors, -1);  // the op that writes each tensor
+    // The caller writes the subgraph's inputs: an op that writes one too would leave it without
+    // memory when its shape is known only at run time (fuzz_invoke: TRANSPOSE_CONV writing a
+    // subgraph input, which `edgerun run` then filled through null).
+    constexpr int32_t kCaller = -2;
+    for (uint32_t i = 0; i < Size(sg->inputs()); ++i) {
+      const int32_t in = sg->inputs()->Get(i);
+      if (in >= 0) writer[in] = kCaller;
+    }
     for (uint32_t o = 0; o < Size(sg->operators()); ++o) {
       const tflite::Operator* op = sg->operators()->Get(o);
       const std::string op_label = StrCat(sg_label, ", op ", o);
@@ -517,12 +525,6 @@ Status Model::Validate() {
         // Every tensor has one writer (the graph is in SSA form, as TFLite's converter writes
         // it): a second writer would resize and retype memory planned for the first (fuzz_invoke).
         const int32_t out = op->outputs()->Get(i);
-        if (out >= 0 && writer[out] >= 0) {
-          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
-                                TensorLabel(s, out, sg->tensors()->Get(out)), ", which op ", writer[out],
-                                " also writes");
-        }
-        if (out >= 0) writer[out] = static_cast<int32_t>(o);
         // An op that reads what it writes is a cycle no order of the ops can run.
         for (uint32_t j = 0; out >= 0 && j < Size(op->inputs()); ++j) {
           if (op->inputs()->Get(j) == out) {
@@ -530,6 +532,17 @@ Status Model::Validate() {
                                   TensorLabel(s, out, sg->tensors()->Get(out)), ", which is also its input ", j);
           }
         }
+        if (out >= 0 && writer[out] == kCaller) {
+          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+                                TensorLabel(s, out, sg->tensors()->Get(out)),
+                                ", which is an input of the subgraph (its value comes from the caller)");
+        }
+        if (out >= 0 && writer[out] >= 0) {
+          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+                                TensorLabel(s, out, sg->tensors()->Get(out)), ", which op ", writer[out],
+                                " also writes");
+        }
+        if (out >= 0) writer[out] = static_cast<int32_t>(o);
       }
       for (int64_t callee : CalledSubgraphs(builtin, *op)) {
         if (callee < 0 || callee >= num_subgraphs) {

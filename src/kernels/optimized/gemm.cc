@@ -311,8 +311,9 @@ void PackI8FromNK(const W* w, int64_t ldw, int n, int k, int32_t filter_offset, 
   const size_t bytes = static_cast<size_t>(panels) * out->k4 * nr * 4;
   out->data.Resize(bytes);
   uint8_t* dst = out->data.data();
-  if (bytes > 0) std::memset(dst, 0, bytes);  // depths past k and columns past n (no buffer for k = 0)
-  out->col_init.resize(static_cast<size_t>(n));
+  out->col_init.assign(static_cast<size_t>(n), 0);
+  if (bytes == 0) return;  // k = 0: no buffer (data() is null), and every sum is 0
+  std::memset(dst, 0, bytes);  // depths past k and columns past n
   // Column by column, so that w is read in order (the first inference waits for this).
   for (int col = 0; col < n; ++col) {
     uint8_t* d = dst + static_cast<int64_t>(col / nr) * out->k4 * nr * 4 + (col % nr) * 4;

@@ -1,6 +1,9 @@
 // The interpreter: allocation, resizing, signatures, custom ops, dynamic tensors, errors.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "ops/registry.h"
 #include "test_util.h"
 #include "tflite_generated.h"
 
@@ -122,6 +125,56 @@ TEST(Interpreter, RunsARegisteredCustomOp) {
   SetInput<float>(**interpreter, 0, {1, 2, 3});
   ASSERT_TRUE((*interpreter)->Invoke().ok());
   EXPECT_EQ(GetOutput<float>(**interpreter, 0), (std::vector<float>{9, 11, 13}));
+}
+
+// The resolver finds builtin ops by the code written on each line of builtin_ops.inc, without
+// building the registration; the line and the Register function must agree.
+TEST(Interpreter, EachRegistryLineNamesTheCodeItsOpRegisters) {
+  std::set<int32_t> codes;
+  for (const ops::BuiltinEntry& entry : ops::BuiltinTable()) {
+    const OpRegistration made = entry.make();
+    EXPECT_EQ(made.builtin_code, entry.code) << made.name;
+    EXPECT_TRUE(codes.insert(entry.code).second) << "two registry lines for " << made.name;
+    const OpRegistration* cached = ops::BuiltinRegistration(entry.code);
+    ASSERT_NE(cached, nullptr) << made.name;
+    EXPECT_EQ(cached, ops::BuiltinRegistration(entry.code)) << "built once";
+    EXPECT_EQ(cached->name, made.name);
+  }
+  EXPECT_EQ(ops::BuiltinRegistrations().size(), ops::BuiltinTable().size());
+  EXPECT_EQ(ops::BuiltinRegistration(-1), nullptr);
+  EXPECT_EQ(ops::BuiltinRegistration(1 << 20), nullptr);
+  int32_t missing = 0;
+  while (codes.count(missing)) ++missing;
+  BuiltinOpResolver resolver;
+  std::string why;
+  EXPECT_EQ(resolver.FindBuiltin(missing, 1, &why), nullptr);
+  EXPECT_NE(why.find("no kernel"), std::string::npos) << why;
+  EXPECT_EQ(resolver.FindBuiltin(tflite::BuiltinOperator_ADD, 99, &why), nullptr);
+  EXPECT_NE(why.find("version 99"), std::string::npos) << why;
+}
+
+TEST(Interpreter, AddBuiltinReplacesTheKernelOfOneResolver) {
+  OpRegistration sub = *ops::BuiltinRegistration(tflite::BuiltinOperator_SUB);
+  sub.builtin_code = tflite::BuiltinOperator_ADD;
+  sub.name = "ADD";
+  BuiltinOpResolver replaced;
+  replaced.AddBuiltin(sub);
+  InterpreterOptions options;
+  options.use_xnnpack = false;
+  const std::vector<uint8_t> bytes = AddReluModel();
+  auto model = Model::FromBufferCopy(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok());
+  for (bool replace : {true, false}) {
+    BuiltinOpResolver plain;
+    auto interpreter = Interpreter::Create(*model, replace ? replaced : plain, options);
+    ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
+    ASSERT_TRUE((*interpreter)->AllocateTensors().ok());
+    SetInput<float>(**interpreter, 0, {0.5f, 0.5f});
+    ASSERT_TRUE((*interpreter)->Invoke().ok());
+    // x - c = {-0.5, 1.5} with the replacement, x + c = {1.5, -0.5} without; then relu.
+    EXPECT_EQ(GetOutput<float>(**interpreter, 0),
+              replace ? (std::vector<float>{0.0f, 1.5f}) : (std::vector<float>{1.5f, 0.0f}));
+  }
 }
 
 TEST(Interpreter, SignaturesRunTheirOwnSubgraph) {

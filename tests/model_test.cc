@@ -1,6 +1,9 @@
 // The loader: verification, validation of indices and sizes, zero-copy weights, metadata.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -115,6 +118,71 @@ TEST(Model, ReleasesResidentPagesOfTheFileOnlyAndReadsThemBack) {
   const Tensor* copied = (*second)->tensor(c);
   EXPECT_EQ((*in_memory)->ReleaseResidentPages(copied->data, copied->bytes), 0u);
   EXPECT_EQ(std::memcmp(copied->data, w.data(), copied->bytes), 0);
+}
+
+// Whole pages inside [data, data + bytes) that this process has mapped now (/proc/self/pagemap's
+// "present" bit; mincore would report the page cache, which keeps the file's pages).
+size_t PresentPages(const void* data, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(data) + page - 1) / page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page;
+  const int fd = open("/proc/self/pagemap", O_RDONLY);
+  if (fd < 0) return SIZE_MAX;
+  size_t present = 0;
+  for (uintptr_t p = first; p < end; ++p) {
+    uint64_t entry = 0;
+    if (pread(fd, &entry, sizeof(entry), static_cast<off_t>(p * sizeof(entry))) != sizeof(entry)) present = SIZE_MAX;
+    if (present != SIZE_MAX && (entry >> 63) != 0) ++present;
+  }
+  close(fd);
+  return present;
+}
+
+// Weights that kernels packed into their own memory are not read from the file again: after
+// AllocateTensors and the first Invoke, which release them in batches, the process no longer
+// maps their pages, with the builtin kernels and with XNNPACK. The outputs are those of the same
+// model run from memory.
+TEST(Model, PackedWeightsLeaveTheProcessAfterTheFirstRun) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", TensorType::kFloat32, {1, 4, 4, 64});
+  const int f1 = b.AddConstant("f1", TensorType::kFloat32, {256, 1, 1, 64}, testing::RandomFloats(256 * 64, 1));
+  const int h = b.AddTensor("h", TensorType::kFloat32, {1, 4, 4, 256});
+  const int f2 = b.AddConstant("f2", TensorType::kFloat32, {64, 1, 1, 256}, testing::RandomFloats(64 * 256, 2));
+  const int y = b.AddTensor("y", TensorType::kFloat32, {1, 4, 4, 64});
+  for (auto [in, filter, out] : {std::tuple{x, f1, h}, std::tuple{h, f2, y}}) {
+    b.AddOp(tflite::BuiltinOperator_CONV_2D, {in, filter, -1}, {out}, tflite::BuiltinOptions_Conv2DOptions,
+            ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1)));
+  }
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  const auto bytes = b.Finish();
+  const std::string path = ::testing::TempDir() + "/edgerun_packed_release_test.tflite";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const auto input = testing::RandomFloats(4 * 4 * 64, 3);
+  for (bool xnnpack : {false, true}) {
+    SCOPED_TRACE(xnnpack ? "XNNPACK" : "builtin");
+    InterpreterOptions options;
+    options.use_xnnpack = xnnpack;
+    options.builtin_float_gemm_min_macs = 0;  // XNNPACK takes both convolutions
+    std::vector<float> outputs[2];
+    for (bool from_file : {true, false}) {
+      auto model = from_file ? Model::FromFile(path) : Model::FromBufferCopy(bytes.data(), bytes.size());
+      ASSERT_TRUE(model.ok()) << model.status().message();
+      auto interpreter = Interpreter::Create(*model, options);
+      ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
+      ASSERT_TRUE((*interpreter)->AllocateTensors().ok());
+      testing::SetInput<float>(**interpreter, 0, input);
+      ASSERT_TRUE((*interpreter)->Invoke().ok());
+      outputs[from_file] = testing::GetOutput<float>(**interpreter, 0);
+      if (!from_file) continue;
+      for (int t : {f1, f2}) {
+        const Tensor* filter = (*interpreter)->tensor(t);
+        EXPECT_EQ(PresentPages(filter->data, filter->bytes), 0u) << filter->name;
+      }
+    }
+    EXPECT_EQ(outputs[0], outputs[1]);
+  }
+  std::remove(path.c_str());
 }
 
 TEST(Model, RejectsMissingFileWithItsName) {

@@ -452,8 +452,35 @@ Status Subgraph::AllocateTensorsOnce() {
   ER_RETURN_IF_ERROR(ApplyDelegates());
   ER_RETURN_IF_ERROR(PlanArena());
   MarkNodesWithNothingToCompute();
+  FlushWeightPageReleases();
   needs_allocation_ = false;
   return Status::Ok();
+}
+
+void Subgraph::ReleaseWeightPages(const void* data, size_t bytes) {
+  if (data == nullptr || bytes == 0) return;
+  const auto* begin = static_cast<const uint8_t*>(data);
+  pending_releases_.emplace_back(begin, begin + bytes);
+  pending_release_bytes_ += bytes;
+  if (pending_release_bytes_ >= kReleaseBatchBytes) FlushWeightPageReleases();
+}
+
+void Subgraph::FlushWeightPageReleases() {
+  if (pending_releases_.empty()) return;
+  std::sort(pending_releases_.begin(), pending_releases_.end());
+  constexpr ptrdiff_t kGap = 4096;  // a page: each release rounds out to whole pages anyway
+  const Model& model = interpreter_->model();
+  auto span = pending_releases_.front();
+  for (size_t i = 1; i <= pending_releases_.size(); ++i) {
+    if (i < pending_releases_.size() && pending_releases_[i].first - span.second <= kGap) {
+      span.second = std::max(span.second, pending_releases_[i].second);
+      continue;
+    }
+    model.ReleaseResidentPages(span.first, static_cast<size_t>(span.second - span.first));
+    if (i < pending_releases_.size()) span = pending_releases_[i];
+  }
+  pending_releases_.clear();
+  pending_release_bytes_ = 0;
 }
 
 Status Subgraph::PlanArena() {
@@ -596,6 +623,7 @@ Status Subgraph::Invoke() {
   }
   in_eval_ = false;
   --invoke_depth_;
+  FlushWeightPageReleases();  // weights that kernels packed in their first run
   return status;
 }
 

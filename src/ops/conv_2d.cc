@@ -111,7 +111,7 @@ void EvalOnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Ten
                                   &s.packed_i8);
   // As for float filters: the packed copy is what is read from now on.
   if (!packed_before && filter->is_constant() && filter_data == filter->data_as<Filter>()) {
-    ctx.interpreter().model().ReleaseResidentPages(filter->data, filter->bytes);
+    ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);
   }
   for (int b = 0; b < input->dim(0); ++b) {
     const In* in = input->data_as<In>() + b * ImageSize(input->shape);
@@ -198,7 +198,7 @@ Status Eval(OpContext& ctx, ConvState& state) {
                                  optimized::ActiveIsa(), &state.packed_f32);
     // From now on the packed copy is read, not the file: its pages can leave the process, so
     // that the weights are not resident twice (a no-op for models loaded from memory).
-    if (!packed_before && filter->is_constant()) ctx.interpreter().model().ReleaseResidentPages(filter->data, filter->bytes);
+    if (!packed_before && filter->is_constant()) ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);
     optimized::Conv2DF32(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(), filter->shape,
                          state.packed_f32, bias ? bias->data_as<float>() : nullptr, output->shape,
                          output->data_as<float>());

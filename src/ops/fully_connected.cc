@@ -46,7 +46,7 @@ const optimized::PackedF32& PackedFloat(const OpContext& ctx, FcState& s, const 
   if (!weights->is_constant() || s.packed_f32.source != data || s.packed_f32.isa != isa) {
     optimized::PackF32FromNK(data, depth, units, depth, isa, &s.packed_f32);
     // The packed copy is read from now on: the file's pages of the weights can leave the process.
-    if (weights->is_constant()) ctx.interpreter().model().ReleaseResidentPages(weights->data, weights->bytes);
+    if (weights->is_constant()) ctx.subgraph().ReleaseWeightPages(weights->data, weights->bytes);
   }
   return s.packed_f32;
 }

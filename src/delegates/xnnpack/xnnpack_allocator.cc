@@ -48,14 +48,14 @@ Mappings& TheMappings() {
   return *mappings;
 }
 
-thread_local std::function<void()>* release_before_packing = nullptr;
+thread_local std::function<void(size_t)>* release_before_packing = nullptr;
 
 void* Allocate(void*, size_t size) { return std::malloc(size); }
 void* Reallocate(void*, void* pointer, size_t size) { return std::realloc(pointer, size); }
 void Deallocate(void*, void* pointer) { std::free(pointer); }
 
 void* AlignedAllocate(void*, size_t alignment, size_t size) {
-  if (release_before_packing != nullptr && size >= kMappedMinBytes) (*release_before_packing)();
+  if (release_before_packing != nullptr && size >= kMappedMinBytes) (*release_before_packing)(size);
   // mmap returns page-aligned memory, which satisfies every alignment XNNPACK asks for (64).
   if (kUseMappings && size >= kMappedMinBytes && alignment <= 4096) {
     void* block = mmap(nullptr, size, PROT_READ | PROT_WRITE,
@@ -100,7 +100,7 @@ const xnn_allocator* PrefaultingAllocator() {
   return &allocator;
 }
 
-ReleaseBeforeEachPacking::ReleaseBeforeEachPacking(std::function<void()> release)
+ReleaseBeforeEachPacking::ReleaseBeforeEachPacking(std::function<void(size_t)> release)
     : release_(std::move(release)), previous_(release_before_packing) {
   release_before_packing = &release_;
 }

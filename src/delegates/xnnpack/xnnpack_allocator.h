@@ -16,20 +16,20 @@ const xnn_allocator* PrefaultingAllocator();
 bool PrefaultingEnabled();
 
 // While one is alive, every block of 64 KiB or more that XNNPACK allocates on this thread first
-// calls `release`. XNNPACK allocates an operator's packed weights just before packing them, so
+// calls `release` with the block's size. XNNPACK allocates an operator's packed weights just before packing them, so
 // a `release` that lets go of the model file's pages of the partition's weights
 // (Model::ReleaseResidentPages) drops those of the operators already packed: the file's pages
 // and their packed copies are never all resident at once, which keeps down peak memory.
 class ReleaseBeforeEachPacking {
  public:
-  explicit ReleaseBeforeEachPacking(std::function<void()> release);
+  explicit ReleaseBeforeEachPacking(std::function<void(size_t)> release);
   ~ReleaseBeforeEachPacking();
   ReleaseBeforeEachPacking(const ReleaseBeforeEachPacking&) = delete;
   ReleaseBeforeEachPacking& operator=(const ReleaseBeforeEachPacking&) = delete;
 
  private:
-  std::function<void()> release_;
-  std::function<void()>* previous_;
+  std::function<void(size_t)> release_;
+  std::function<void(size_t)>* previous_;
 };
 
 // How many mapped blocks are live now (for tests: they must all be returned).

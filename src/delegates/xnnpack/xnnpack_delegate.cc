@@ -146,19 +146,25 @@ class XnnpackKernel : public DelegateKernel {
     }
     if (status.ok() && defined_nodes > 0) {
       // Once packed, the weights are read from XNNPACK's copy only (static operands of the
-      // element-wise ops are private copies, see GraphBuilder): the file's pages can go.
+      // element-wise ops are private copies, see GraphBuilder): the file's pages can go. While
+      // a large partition packs, those of the operators packed so far go after every MiB of
+      // packed blocks, so that file and copy are never both resident; the rest goes with the
+      // subgraph's next batch of releases (each release is a costly TLB flush).
       const auto weights = WeightRanges(graph, partition);
-      auto release = [&] {
+      size_t packed_since_release = 0;
+      ReleaseBeforeEachPacking releasing([&](size_t block_bytes) {
+        packed_since_release += block_bytes;
+        if (packed_since_release < Subgraph::kReleaseBatchBytes) return;
+        packed_since_release = 0;
         for (const auto& [begin, end] : weights) model.ReleaseResidentPages(begin, end - begin);
-      };
-      ReleaseBeforeEachPacking releasing(release);
+      });
       const uint32_t runtime_flags = threadpool_ != nullptr ? XNN_FLAG_YIELD_WORKERS : 0;
       const xnn_status s = xnn_create_runtime_v2(subgraph, threadpool_, runtime_flags, &runtime_);
       if (s != xnn_status_success) {
         runtime_ = nullptr;
         status = Status::Unsupported(StrCat("XNNPACK could not create the runtime (status ", static_cast<int>(s), ")"));
       }
-      release();
+      for (const auto& [begin, end] : weights) graph.ReleaseWeightPages(begin, end - begin);
     }
     xnn_delete_subgraph(subgraph);
     return status;

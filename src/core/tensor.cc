@@ -1,5 +1,7 @@
 #include "edgerun/tensor.h"
 
+#include "core/block_memory.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -45,7 +47,7 @@ bool AlignedBuffer::Reserve(size_t bytes) {
   // Round up so that vector loads past the last element stay inside the allocation.
   const size_t rounded = bytes == 0 ? kAlignment : (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded < bytes) return false;
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  void* p = AllocateBlock(rounded, kAlignment);
   if (p == nullptr) return false;
   data_ = static_cast<uint8_t*>(p);
   capacity_ = rounded;
@@ -53,7 +55,7 @@ bool AlignedBuffer::Reserve(size_t bytes) {
 }
 
 void AlignedBuffer::Release() {
-  std::free(data_);
+  FreeBlock(data_, capacity_);
   data_ = nullptr;
   capacity_ = 0;
 }

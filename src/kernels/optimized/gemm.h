@@ -14,8 +14,10 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
+#include "core/block_memory.h"
 #include "kernels/optimized/isa_kernels.h"
 
 namespace edgerun {
@@ -24,26 +26,42 @@ class ThreadPool;
 
 namespace edgerun::optimized {
 
-// A 64-byte aligned array that keeps its memory when resized smaller (contents not kept).
+// A 64-byte aligned array that keeps its memory when resized smaller (contents not kept). Large
+// ones are mapped with their pages present (core/block_memory.h).
 template <class T>
 class AlignedBuffer {
  public:
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
+  AlignedBuffer() = default;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  AlignedBuffer(AlignedBuffer&& other) noexcept { *this = std::move(other); }
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
+    if (this != &other) {
+      FreeBlock(data_, capacity_ * sizeof(T));
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      capacity_ = std::exchange(other.capacity_, 0);
+    }
+    return *this;
+  }
+  ~AlignedBuffer() { FreeBlock(data_, capacity_ * sizeof(T)); }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   size_t size() const { return size_; }
   void Resize(size_t n) {
     if (n > capacity_) {
-      data_.reset(static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{64})));
+      if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+      T* grown = static_cast<T*>(AllocateBlock(n * sizeof(T), 64));
+      if (grown == nullptr) throw std::bad_alloc();
+      FreeBlock(data_, capacity_ * sizeof(T));
+      data_ = grown;
       capacity_ = n;
     }
     size_ = n;
   }
 
  private:
-  struct Free {
-    void operator()(T* p) const { ::operator delete[](p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<T, Free> data_;
+  T* data_ = nullptr;
   size_t size_ = 0, capacity_ = 0;
 };
 

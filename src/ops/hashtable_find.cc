@@ -26,7 +26,7 @@ Status Eval(OpContext& ctx) {
   const Tensor* keys = ctx.input(1);
   const Tensor* default_value = ctx.input(2);
   Tensor* output = ctx.output(0);
-  ResourceStore::HashTable* table;
+  ResourceStore::HashTable* table = nullptr;  // set by FindHashTable when it succeeds
   ER_RETURN_IF_ERROR(FindHashTable(ctx, ctx.input(0), &table));
   ER_RETURN_IF_ERROR(CheckTableTypes(ctx, *table, keys->type, output->type));
   if (!table->initialized) return ctx.Error("hash table is used before HASHTABLE_IMPORT initialized it");

@@ -22,7 +22,7 @@ Status Prepare(OpContext& ctx) {
 Status Eval(OpContext& ctx) {
   const Tensor* keys = ctx.input(1);
   const Tensor* values = ctx.input(2);
-  ResourceStore::HashTable* table;
+  ResourceStore::HashTable* table = nullptr;  // set by FindHashTable when it succeeds
   ER_RETURN_IF_ERROR(FindHashTable(ctx, ctx.input(0), &table));
   ER_RETURN_IF_ERROR(CheckTableTypes(ctx, *table, keys->type, values->type));
   if (table->initialized) return Status::Ok();

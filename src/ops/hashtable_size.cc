@@ -12,7 +12,7 @@ Status Prepare(OpContext& ctx) {
 }
 
 Status Eval(OpContext& ctx) {
-  ResourceStore::HashTable* table;
+  ResourceStore::HashTable* table = nullptr;  // set by FindHashTable when it succeeds
   ER_RETURN_IF_ERROR(FindHashTable(ctx, ctx.input(0), &table));
   *ctx.output(0)->data_as<int64_t>() = static_cast<int64_t>(table->entries.size());
   return Status::Ok();

@@ -946,6 +946,29 @@ std::vector<HostileCase> PatchedCases() {
          b.SetOutputs(outs);
          return b.Finish();
        }},
+      // fuzz_graph (round 9): flexbuffers casts a stored float to an integer without a range check.
+      {"detection_postprocess_float_option", "load", "custom option 'max_detections'",
+       [] {
+         flexbuffers::Builder fb;
+         fb.Map([&] {
+           fb.Double("max_detections", 1e30);
+           fb.Int("max_classes_per_detection", 1);
+           fb.Double("use_regular_nms", -1.0);
+           fb.Int("num_classes", 90);
+           fb.Float("nms_iou_threshold", 0.6f);
+         });
+         fb.Finish();
+         ModelBuilder b;
+         const int boxes = b.AddTensor("boxes", TensorType::kFloat32, {1, 4, 4});
+         const int scores = b.AddTensor("scores", TensorType::kFloat32, {1, 4, 91});
+         const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {4, 4}, std::vector<float>(16, 0.5f));
+         std::vector<int> outs;
+         for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("out" + std::to_string(i), TensorType::kFloat32, {}));
+         b.AddCustomOp("TFLite_Detection_PostProcess", {boxes, scores, anchors}, outs, fb.GetBuffer());
+         b.SetInputs({boxes, scores});
+         b.SetOutputs(outs);
+         return b.Finish();
+       }},
   };
   return cases;
 }

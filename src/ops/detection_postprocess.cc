@@ -4,7 +4,9 @@
 // map. Decoding and scores are computed as TFLite does (double precision decode, float scores).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include "flatbuffers/flexbuffers.h"
 #include "ops/op_util.h"
@@ -22,7 +24,23 @@ struct Params {
   int num_classes = 0;
   float y_scale = 0, x_scale = 0, h_scale = 0, w_scale = 0;
   bool parsed = false;
+  std::string bad_option;  // the first integer option that is not a number in range
 };
+
+// flexbuffers' AsInt32 and AsBool cast a stored float to an integer, which is undefined for a
+// value out of range or NaN (fuzz_graph: use_regular_nms = -1.0 read as a bool). These read a
+// float through a range check; any other kind as flexbuffers converts it (ints, strings, null).
+void ReadIntOption(const flexbuffers::Map& m, const char* key, int* out, std::string* bad) {
+  const flexbuffers::Reference r = m[key];
+  const double v = r.IsFloat() ? r.AsDouble() : static_cast<double>(r.AsInt64());
+  if (!(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max())) {
+    if (bad->empty()) *bad = key;
+    return;
+  }
+  *out = static_cast<int>(v);
+}
+
+bool ReadBoolOption(const flexbuffers::Reference& r) { return r.IsFloat() ? r.AsDouble() != 0.0 : r.AsInt64() != 0; }
 
 struct Box {
   float ymin, xmin, ymax, xmax;
@@ -36,13 +54,15 @@ void* Init(OpContext& ctx) {
   const flexbuffers::Reference root = flexbuffers::GetRoot(data, size);
   if (!root.IsMap()) return p;
   const flexbuffers::Map m = root.AsMap();
-  p->max_detections = m["max_detections"].AsInt32();
-  p->max_classes_per_detection = m["max_classes_per_detection"].AsInt32();
-  if (!m["detections_per_class"].IsNull()) p->detections_per_class = m["detections_per_class"].AsInt32();
-  if (!m["use_regular_nms"].IsNull()) p->regular_nms = m["use_regular_nms"].AsBool();
+  ReadIntOption(m, "max_detections", &p->max_detections, &p->bad_option);
+  ReadIntOption(m, "max_classes_per_detection", &p->max_classes_per_detection, &p->bad_option);
+  if (!m["detections_per_class"].IsNull()) {
+    ReadIntOption(m, "detections_per_class", &p->detections_per_class, &p->bad_option);
+  }
+  if (!m["use_regular_nms"].IsNull()) p->regular_nms = ReadBoolOption(m["use_regular_nms"]);
   p->score_threshold = m["nms_score_threshold"].AsFloat();
   p->iou_threshold = m["nms_iou_threshold"].AsFloat();
-  p->num_classes = m["num_classes"].AsInt32();
+  ReadIntOption(m, "num_classes", &p->num_classes, &p->bad_option);
   p->y_scale = m["y_scale"].AsFloat();
   p->x_scale = m["x_scale"].AsFloat();
   p->h_scale = m["h_scale"].AsFloat();
@@ -55,6 +75,9 @@ Status Prepare(OpContext& ctx) {
   const Params& p = *static_cast<Params*>(ctx.user_data());
   ER_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 4));
   if (!p.parsed) return ctx.Error("custom options are missing or not a valid FlexBuffer map");
+  if (!p.bad_option.empty()) {
+    return ctx.Error("custom option '", p.bad_option, "' is not a number in the range of int32");
+  }
   const Tensor* boxes = ctx.input(0);
   const Tensor* scores = ctx.input(1);
   const Tensor* anchors = ctx.input(2);

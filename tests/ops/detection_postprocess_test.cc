@@ -1,6 +1,8 @@
 // TFLite_Detection_PostProcess: box decoding against anchors, fast and regular NMS.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "flatbuffers/flexbuffers.h"
 #include "test_util.h"
 
@@ -90,6 +92,48 @@ TEST(DetectionPostProcess, GarbageOptionsAreAPrepareError) {
   const Status st = testing::TryBuild(b.Finish());
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("FlexBuffer"), std::string::npos) << st.message();
+}
+
+// Options stored as floats are read with a range check (flexbuffers' own float-to-integer casts
+// are undefined out of range): in range they count as their integer part, as in TFLite; out of
+// range, or NaN, they are an error that names the option. fuzz_graph found use_regular_nms = -1.0.
+Status BuildWithFloatOptions(double max_detections, double use_regular_nms) {
+  flexbuffers::Builder fbb;
+  fbb.Map([&] {
+    fbb.Double("max_detections", max_detections);
+    fbb.Int("max_classes_per_detection", 1);
+    fbb.Double("use_regular_nms", use_regular_nms);
+    fbb.Float("nms_iou_threshold", 0.5f);
+    fbb.Double("num_classes", 2.0);
+    fbb.Float("y_scale", 10.0f);
+    fbb.Float("x_scale", 10.0f);
+    fbb.Float("h_scale", 5.0f);
+    fbb.Float("w_scale", 5.0f);
+  });
+  fbb.Finish();
+  ModelBuilder b;
+  const int enc = b.AddTensor("encodings", TensorType::kFloat32, {1, 3, 4});
+  const int cls = b.AddTensor("scores", TensorType::kFloat32, {1, 3, 3});
+  const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {3, 4}, std::vector<float>(12, 0.5f));
+  std::vector<int> outs;
+  for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("o" + std::to_string(i), TensorType::kFloat32, {}));
+  b.AddCustomOp("TFLite_Detection_PostProcess", {enc, cls, anchors}, outs, fbb.GetBuffer());
+  b.SetInputs({enc, cls});
+  b.SetOutputs(outs);
+  std::unique_ptr<Interpreter> interpreter;
+  ER_RETURN_IF_ERROR(testing::TryBuild(b.Finish(), &interpreter));
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, static_cast<int32_t>(max_detections), 4}));
+  return Status::Ok();
+}
+
+TEST(DetectionPostProcess, FloatOptionsAreRangeChecked) {
+  EXPECT_TRUE(BuildWithFloatOptions(3.7, -1.0).ok());  // 3 detections; -1.0 is true, as any non-zero
+  EXPECT_TRUE(BuildWithFloatOptions(3.0, 0.0).ok());
+  for (double bad : {1e30, -3e9, std::nan("")}) {
+    const Status st = BuildWithFloatOptions(bad, 1.0);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("custom option 'max_detections'"), std::string::npos) << st.message();
+  }
 }
 
 }  // namespace

@@ -1092,6 +1092,18 @@ TEST(Hostile, EmptyTensorsWithHugeDimensionsRun) {
                              ER_OPTIONS(tflite::CreateBatchMatMulOptions(fbb, false, false)));
   const Outcome outcome = RunLikeTheCli(matmul);
   EXPECT_EQ(outcome.phase, "ok") << outcome.message;
+  // LOCAL_RESPONSE_NORMALIZATION sized its scratch from the depth of an empty input: 8 GB for
+  // [0,1,1,2147483647] (fuzz_graph, round 10). REVERSE_V2's index maps, the same way.
+  const Bytes lrn = OneOp(tflite::BuiltinOperator_LOCAL_RESPONSE_NORMALIZATION, TensorType::kFloat32,
+                          {0, 1, 1, 2147483647}, [](ModelBuilder&) { return std::vector<int>{}; },
+                          tflite::BuiltinOptions_LocalResponseNormalizationOptions,
+                          ER_OPTIONS(tflite::CreateLocalResponseNormalizationOptions(fbb, 2, 1.0f, 1.0f, 0.5f)));
+  const Outcome lrn_outcome = RunLikeTheCli(lrn);
+  EXPECT_EQ(lrn_outcome.phase, "ok") << lrn_outcome.message;
+  const Bytes reverse = OneOp(tflite::BuiltinOperator_REVERSE_V2, TensorType::kFloat32, {0, 2147483647},
+                              Const(TensorType::kInt32, {1}, std::vector<int32_t>{1}));
+  const Outcome reverse_outcome = RunLikeTheCli(reverse);
+  EXPECT_EQ(reverse_outcome.phase, "ok") << reverse_outcome.message;
 }
 
 TEST(Hostile, NodesWithOnlyEmptyOutputsDoNotRun) {

@@ -24,7 +24,10 @@ Status Prepare(OpContext& ctx, LrnState& state) {
   state.bias = o->bias();
   state.alpha = o->alpha();
   state.beta = o->beta();
-  state.padded_squares.assign(static_cast<size_t>(ctx.input(0)->dim(3)) + 2 * static_cast<size_t>(state.radius), 0);
+  // Sized from the depth only when there is data: an empty tensor may declare any depth (fuzz_graph:
+  // [0,1,1,2147483647] asked for 8 GB of scratch).
+  const size_t depth = ctx.input(0)->num_elements() > 0 ? static_cast<size_t>(ctx.input(0)->dim(3)) : 0;
+  state.padded_squares.assign(depth == 0 ? 0 : depth + 2 * static_cast<size_t>(state.radius), 0);
   return Status::Ok();
 }
 

@@ -38,6 +38,8 @@ Status Eval(OpContext& ctx) {
     if (reversed[axis]) return ctx.Error("axis ", value, " is listed twice");
     reversed[axis] = true;
   }
+  // An empty tensor may declare any other dimension: no index maps sized from those.
+  if (input->num_elements() == 0) return Status::Ok();
   for (int d = 0; d < rank; ++d) {
     maps[d].resize(input->dim(d));
     std::iota(maps[d].begin(), maps[d].end(), 0);

@@ -3,6 +3,7 @@
 // test delegate acts).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/subgraph.h"
@@ -177,7 +178,14 @@ class TestDelegate : public Delegate {
     }
     return std::unique_ptr<DelegateKernel>(new TestKernel(counters_));
   }
+  Status Confirm(const OpContext& node) override {
+    confirmed_.push_back(node.node_index());
+    if (node.node_index() == refuse_on_confirm_) return Status::Unsupported("refused on a closer look");
+    return Status::Ok();
+  }
   int refuse_partitions_with_ = 0;
+  int refuse_on_confirm_ = -1;
+  std::vector<int> confirmed_;  // nodes asked, in order
 
  private:
   std::string name_;
@@ -325,6 +333,40 @@ TEST(Delegation, RefusedPartitionFallsBackWithTheKernelsReason) {
   testing::SetInput(*interpreter, 0, in);
   ASSERT_TRUE(interpreter->Invoke().ok());
   EXPECT_TRUE(testing::AllNear(testing::GetOutput<float>(*interpreter, 0), Expected(in), 1e-6f));
+}
+
+// Confirm is asked only of nodes in partitions about to be made, once each; a node it refuses
+// goes back to the builtin kernels with the delegate's reason and splits its partition.
+TEST(Delegation, ConfirmIsAskedOnlyOfNodesAboutToBeDelegated) {
+  Counters counters;
+  auto delegate = std::make_shared<TestDelegate>(
+      "TEST", std::vector<int32_t>{tflite::BuiltinOperator_ADD, tflite::BuiltinOperator_MUL}, 2, &counters);
+  delegate->refuse_on_confirm_ = 4;
+  auto interpreter = BuildWith(ConstChainModel(), {delegate});
+  ASSERT_TRUE(interpreter);
+  const DelegationReport& report = *interpreter->delegation();
+  // Claimed: 0, 1 | RELU 2 | 3, 4, 5. Node 4 is refused on confirmation, which leaves 3 and 5
+  // alone, under the threshold of 2: only {0, 1} is delegated.
+  ASSERT_EQ(report.partitions.size(), 1u);
+  EXPECT_EQ(report.partitions[0].partition.nodes, (std::vector<int>{0, 1}));
+  ASSERT_EQ(report.nodes[4].refusals.size(), 1u);
+  EXPECT_EQ(report.nodes[4].refusals[0].second, "refused on a closer look");
+  EXPECT_NE(report.nodes[3].refusals[0].second.find("below the minimum of 2"), std::string::npos);
+  std::vector<int> asked = delegate->confirmed_;
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<int>{0, 1, 3, 4, 5}));  // each once; never the RELU
+  const std::vector<float> in = {-1, 2, -3, 4};
+  testing::SetInput(*interpreter, 0, in);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_TRUE(testing::AllNear(testing::GetOutput<float>(*interpreter, 0), Expected(in), 1e-6f));
+
+  // With a threshold of 3, the first chain {0, 1} never becomes a partition: never confirmed.
+  Counters counters3;
+  auto strict = std::make_shared<TestDelegate>(
+      "TEST", std::vector<int32_t>{tflite::BuiltinOperator_ADD, tflite::BuiltinOperator_MUL}, 3, &counters3);
+  auto interpreter3 = BuildWith(ConstChainModel(), {strict});
+  ASSERT_TRUE(interpreter3);
+  EXPECT_EQ(strict->confirmed_, (std::vector<int>{3, 4, 5}));
 }
 
 // Batch-resizable chain: ADD/MUL with a second graph input each.

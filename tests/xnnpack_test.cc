@@ -840,6 +840,67 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 11, {}, 2);
 }
 
+// An 8-bit inverted-residual pattern: 1x1 convolution, 3x3 depthwise, 1x1 convolution.
+std::vector<uint8_t> EightBitExpandDepthwiseProject(TensorType type, int side, int channels) {
+  ModelBuilder b;
+  const bool s8 = type == kI8;
+  const int64_t zp = s8 ? -3 : 128;
+  auto weights = [&](const std::string& name, Shape shape, uint32_t seed, QuantizationParams q) {
+    size_t n = 1;
+    for (int d : shape) n *= static_cast<size_t>(d);
+    return s8 ? b.AddConstant<int8_t>(name, kI8, shape, RandomInts<int8_t>(n, seed, -127, 127), q)
+              : b.AddConstant<uint8_t>(name, kU8, shape, RandomInts<uint8_t>(n, seed, 0, 255), q);
+  };
+  const QuantizationParams act = Q(0.05f, zp);
+  const int x = b.AddTensor("x", type, {1, side, side, channels}, act);
+  const int w1 = weights("w1", {channels, 1, 1, channels}, 21, s8 ? PerChannel(Scales(channels, 22), 0) : Q(0.01f, 120));
+  const int h1 = b.AddTensor("h1", type, {1, side, side, channels}, act);
+  const int dw = weights("dw", {1, 3, 3, channels}, 23, s8 ? PerChannel(Scales(channels, 24), 3) : Q(0.02f, 127));
+  const int h2 = b.AddTensor("h2", type, {1, side, side, channels}, act);
+  const int w2 = weights("w2", {channels, 1, 1, channels}, 25, s8 ? Q(0.01f, 0) : Q(0.01f, 131));
+  const int y = b.AddTensor("y", type, {1, side, side, channels}, Q(0.08f, zp));
+  auto conv = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1, Act::ActivationFunctionType_RELU6));
+  b.AddOp(Op::BuiltinOperator_CONV_2D, {x, w1, -1}, {h1}, tflite::BuiltinOptions_Conv2DOptions, conv);
+  auto depthwise = ER_OPTIONS(tflite::CreateDepthwiseConv2DOptions(fbb, tflite::Padding_SAME, 1, 1, 1,
+                                                                     Act::ActivationFunctionType_RELU6));
+  b.AddOp(Op::BuiltinOperator_DEPTHWISE_CONV_2D, {h1, dw, -1}, {h2}, tflite::BuiltinOptions_DepthwiseConv2DOptions,
+          depthwise);
+  auto project = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1));
+  b.AddOp(Op::BuiltinOperator_CONV_2D, {h2, w2, -1}, {y}, tflite::BuiltinOptions_Conv2DOptions, project);
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  return b.Finish();
+}
+
+// With the 8-bit convolutions on the VNNI GEMM, the depthwise convolution between them stays on
+// the builtin kernel too: a one-node XNNPACK partition would cost a runtime at start-up and a
+// handoff per run. The bytes are the same either way.
+TEST(Xnnpack, EightBitDepthwiseBetweenBuiltinConvolutionsStaysBuiltin) {
+  SKIP_WITHOUT_XNNPACK();
+  const bool vnni = optimized::ActiveIsa() == optimized::Isa::kAvx512 && optimized::HasGemmI8(optimized::ActiveIsa());
+  for (TensorType type : {kI8, kU8}) {
+    const auto bytes = EightBitExpandDepthwiseProject(type, 9, 48);
+    InterpreterOptions options;
+    options.xnnpack_min_partition_nodes = 1;
+    auto interpreter = testing::Build(bytes, options);
+    ASSERT_TRUE(interpreter);
+    const DelegationReport& report = *interpreter->delegation();
+    ASSERT_EQ(report.nodes.size(), 3u);
+    if (vnni) {
+      EXPECT_TRUE(report.partitions.empty());
+      ASSERT_EQ(report.nodes[1].refusals.size(), 1u);
+      EXPECT_NE(report.nodes[1].refusals[0].second.find("depthwise convolution of the output of op 0"),
+                std::string::npos)
+          << report.nodes[1].refusals[0].second;
+    } else {
+      EXPECT_EQ(report.partitions.size(), 1u);
+    }
+    // Against XNNPACK running all three nodes: the same bytes.
+    ExpectMatchesBuiltin(bytes, std::string("8-bit expand, depthwise, project: ") + TensorTypeName(type), {1e-5f, 0},
+                         3);
+  }
+}
+
 // A value nobody reads (a dead branch) is still written: XNNPACK gives memory only to values
 // that are read or leave the partition, so the partition lists it as an output.
 TEST(Xnnpack, DeadValueInsideAPartition) {

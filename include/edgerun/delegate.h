@@ -63,6 +63,11 @@ class Delegate {
   virtual int min_partition_nodes() const { return 1; }
   // Decides for one prepared node (its tensors have their shapes; constants their data).
   virtual NodeClaim Claim(const OpContext& node) = 0;
+  // A costlier second check (e.g. building the node in the delegate's engine), asked only of
+  // claimed nodes that landed in a partition the interpreter is about to create, once per node.
+  // kUnsupported refuses the node, with the message as reason, and the partitioning runs again
+  // without it; any other error fails AllocateTensors.
+  virtual Status Confirm(const OpContext& node) { (void)node; return Status::Ok(); }
   virtual Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext& ctx, const Partition& partition) = 0;
 };
 

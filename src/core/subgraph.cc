@@ -748,8 +748,10 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
     }
   }
 
-  // Partition, create kernels; a kernel that cannot handle its partition sends it back and the
-  // partitioning runs again without those nodes.
+  // Partition, confirm the members, create kernels; a node the delegate refuses on confirmation,
+  // or a kernel that cannot handle its partition, sends those nodes back and the partitioning runs
+  // again without them.
+  std::vector<bool> confirmed(plan.size(), false);
   while (true) {
     for (size_t k = 0; k < plan.size(); ++k) {
       units[k].claimed = claims[k].claimed;
@@ -758,6 +760,21 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
     std::vector<std::pair<int, int>> demoted;
     const int min_nodes = std::max(1, delegate.min_partition_nodes());
     const std::vector<delegates::PlanGroup> groups = delegates::PartitionPlan(units, min_nodes, &demoted);
+    bool refused = false;
+    for (const delegates::PlanGroup& group : groups) {
+      if (!group.claimed) continue;
+      for (int k : group.units) {
+        if (confirmed[k] || plan[k] >= num_model_nodes_) continue;
+        Status st = delegate.Confirm(OpContext(this, plan[k]));
+        if (!st.ok() && !st.unsupported()) return st.WithContext(NodeLocation(plan[k]));
+        confirmed[k] = true;
+        if (!st.ok()) {
+          claims[k] = NodeClaim::No(st.message());
+          refused = true;
+        }
+      }
+    }
+    if (refused) continue;
 
     // Who reads each tensor, to find a partition's outputs.
     std::map<int, std::vector<int>> readers;  // tensor -> plan positions

@@ -16,6 +16,21 @@
 namespace edgerun {
 namespace {
 
+TEST(BlockMemory, MergeByteRangesJoinsOverlapsAndNearNeighbours) {
+  static uint8_t bytes[100000];
+  const uint8_t* p = bytes;
+  // Unsorted; [0,10) and [5,20) overlap; [20+4096, 30000) is a page after; [40000, 50000) is not;
+  // [45000, 46000) lies inside the last.
+  const std::vector<ByteRange> merged = MergeByteRanges(
+      {{p + 40000, p + 50000}, {p + 5, p + 20}, {p, p + 10}, {p + 20 + 4096, p + 30000}, {p + 45000, p + 46000}},
+      4096);
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0], (ByteRange{p, p + 30000}));
+  EXPECT_EQ(merged[1], (ByteRange{p + 40000, p + 50000}));
+  EXPECT_TRUE(MergeByteRanges({}, 4096).empty());
+  EXPECT_EQ(MergeByteRanges({{p, p + 1}, {p + 2, p + 3}}, 0).size(), 2u);
+}
+
 TEST(BlockMemory, EverySizeIsAlignedWritableAndFreed) {
   for (size_t bytes : {size_t{1}, size_t{100}, size_t{4096}, kMappedBlockMinBytes - 1, kMappedBlockMinBytes,
                        size_t{1} << 20, (size_t{2} << 20) - 64, size_t{2} << 20, (size_t{5} << 20) + 12345}) {

@@ -1,5 +1,7 @@
 #include "core/block_memory.h"
 
+#include <algorithm>
+
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -73,6 +75,19 @@ void FreeBlock(void* block, size_t bytes) {
   } else {
     std::free(block);
   }
+}
+
+std::vector<ByteRange> MergeByteRanges(std::vector<ByteRange> ranges, ptrdiff_t gap) {
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<ByteRange> merged;
+  for (const ByteRange& range : ranges) {
+    if (!merged.empty() && range.first - merged.back().second <= gap) {
+      merged.back().second = std::max(merged.back().second, range.second);
+    } else {
+      merged.push_back(range);
+    }
+  }
+  return merged;
 }
 
 }  // namespace edgerun

@@ -11,6 +11,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace edgerun {
 
@@ -24,5 +27,11 @@ bool MappedBlocksEnabled();
 // Give it back with FreeBlock and the same `bytes`.
 void* AllocateBlock(size_t bytes, size_t alignment);
 void FreeBlock(void* block, size_t bytes);
+
+// [begin, end) byte ranges sorted and merged where they overlap or lie at most `gap` bytes apart:
+// the spans to release in as few madvise calls as possible (each one flushes the TLB), with a gap
+// of a page since a release rounds out to whole pages anyway.
+using ByteRange = std::pair<const uint8_t*, const uint8_t*>;
+std::vector<ByteRange> MergeByteRanges(std::vector<ByteRange> ranges, ptrdiff_t gap);
 
 }  // namespace edgerun

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/arena_planner.h"
+#include "core/block_memory.h"
 #include "delegates/partition.h"
 #include "model/flatbuffer_read.h"
 #include "tflite_generated.h"
@@ -467,17 +468,9 @@ void Subgraph::ReleaseWeightPages(const void* data, size_t bytes) {
 
 void Subgraph::FlushWeightPageReleases() {
   if (pending_releases_.empty()) return;
-  std::sort(pending_releases_.begin(), pending_releases_.end());
-  constexpr ptrdiff_t kGap = 4096;  // a page: each release rounds out to whole pages anyway
   const Model& model = interpreter_->model();
-  auto span = pending_releases_.front();
-  for (size_t i = 1; i <= pending_releases_.size(); ++i) {
-    if (i < pending_releases_.size() && pending_releases_[i].first - span.second <= kGap) {
-      span.second = std::max(span.second, pending_releases_[i].second);
-      continue;
-    }
+  for (const ByteRange& span : MergeByteRanges(std::move(pending_releases_), /*gap=*/4096)) {
     model.ReleaseResidentPages(span.first, static_cast<size_t>(span.second - span.first));
-    if (i < pending_releases_.size()) span = pending_releases_[i];
   }
   pending_releases_.clear();
   pending_release_bytes_ = 0;

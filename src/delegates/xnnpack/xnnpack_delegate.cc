@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/block_memory.h"
 #include "core/thread_pool.h"
 #include "delegates/xnnpack/xnnpack_allocator.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
@@ -171,9 +172,8 @@ class XnnpackKernel : public DelegateKernel {
   }
 
   // The byte ranges of the partition's constant inputs, merged where they touch or nearly do.
-  static std::vector<std::pair<const uint8_t*, const uint8_t*>> WeightRanges(Subgraph& graph,
-                                                                              const Partition& partition) {
-    std::vector<std::pair<const uint8_t*, const uint8_t*>> ranges;
+  static std::vector<ByteRange> WeightRanges(Subgraph& graph, const Partition& partition) {
+    std::vector<ByteRange> ranges;
     for (int n : partition.nodes) {
       for (int t : graph.nodes()[n].inputs) {
         const Tensor* tensor = t >= 0 ? graph.tensor(t) : nullptr;
@@ -182,17 +182,7 @@ class XnnpackKernel : public DelegateKernel {
         ranges.emplace_back(begin, begin + tensor->bytes);
       }
     }
-    std::sort(ranges.begin(), ranges.end());
-    std::vector<std::pair<const uint8_t*, const uint8_t*>> merged;
-    constexpr ptrdiff_t kGap = 4096;  // a page: the release rounds to pages anyway
-    for (const auto& range : ranges) {
-      if (!merged.empty() && range.first - merged.back().second <= kGap) {
-        merged.back().second = std::max(merged.back().second, range.second);
-      } else {
-        merged.push_back(range);
-      }
-    }
-    return merged;
+    return MergeByteRanges(std::move(ranges), /*gap=*/4096);
   }
 
   pthreadpool_t threadpool_;

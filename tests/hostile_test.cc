@@ -935,16 +935,7 @@ std::vector<HostileCase> PatchedCases() {
            fb.Float("w_scale", 5);
          });
          fb.Finish();
-         ModelBuilder b;
-         const int boxes = b.AddTensor("boxes", TensorType::kFloat32, {1, 4, 4});
-         const int scores = b.AddTensor("scores", TensorType::kFloat32, {1, 4, 91});
-         const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {4, 4}, std::vector<float>(16, 0.5f));
-         std::vector<int> outs;
-         for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("out" + std::to_string(i), TensorType::kFloat32, {}));
-         b.AddCustomOp("TFLite_Detection_PostProcess", {boxes, scores, anchors}, outs, fb.GetBuffer());
-         b.SetInputs({boxes, scores});
-         b.SetOutputs(outs);
-         return b.Finish();
+         return testing::DetectionPostProcessModel(fb.GetBuffer(), 4, 91, std::vector<float>(16, 0.5f));
        }},
       // fuzz_graph (round 9): flexbuffers casts a stored float to an integer without a range check.
       {"detection_postprocess_float_option", "load", "custom option 'max_detections'",
@@ -958,16 +949,7 @@ std::vector<HostileCase> PatchedCases() {
            fb.Float("nms_iou_threshold", 0.6f);
          });
          fb.Finish();
-         ModelBuilder b;
-         const int boxes = b.AddTensor("boxes", TensorType::kFloat32, {1, 4, 4});
-         const int scores = b.AddTensor("scores", TensorType::kFloat32, {1, 4, 91});
-         const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {4, 4}, std::vector<float>(16, 0.5f));
-         std::vector<int> outs;
-         for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("out" + std::to_string(i), TensorType::kFloat32, {}));
-         b.AddCustomOp("TFLite_Detection_PostProcess", {boxes, scores, anchors}, outs, fb.GetBuffer());
-         b.SetInputs({boxes, scores});
-         b.SetOutputs(outs);
-         return b.Finish();
+         return testing::DetectionPostProcessModel(fb.GetBuffer(), 4, 91, std::vector<float>(16, 0.5f));
        }},
   };
   return cases;

@@ -56,4 +56,25 @@ std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo, float hi) {
   return v;
 }
 
+std::vector<uint8_t> DetectionPostProcessModel(const std::vector<uint8_t>& options, int num_anchors, int classes,
+                                               const std::vector<float>& anchors) {
+  ModelBuilder b;
+  const int encodings = b.AddTensor("encodings", TensorType::kFloat32, {1, num_anchors, 4});
+  const int scores = b.AddTensor("scores", TensorType::kFloat32, {1, num_anchors, classes});
+  const int anchor_tensor = anchors.empty() ? b.AddTensor("anchors", TensorType::kFloat32, {num_anchors, 4})
+                                            : b.AddConstant("anchors", TensorType::kFloat32, {num_anchors, 4}, anchors);
+  std::vector<int> outs;
+  for (const char* name : {"boxes", "classes", "scores_out", "count"}) {
+    outs.push_back(b.AddTensor(name, TensorType::kFloat32, {}));
+  }
+  b.AddCustomOp("TFLite_Detection_PostProcess", {encodings, scores, anchor_tensor}, outs, options);
+  if (anchors.empty()) {
+    b.SetInputs({encodings, scores, anchor_tensor});
+  } else {
+    b.SetInputs({encodings, scores});
+  }
+  b.SetOutputs(outs);
+  return b.Finish();
+}
+
 }  // namespace edgerun::testing

@@ -90,6 +90,13 @@ class SingleOp {
 // Deterministic pseudo-random floats in [lo, hi] (the same for a given seed on every machine).
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 
+// One TFLite_Detection_PostProcess (custom options `options`, a FlexBuffer map): inputs
+// encodings [1, A, 4] and scores [1, A, classes]; anchors [A, 4] a constant holding `anchors`
+// (A = anchors.size() / 4), or a third graph input of `num_anchors` rows when `anchors` is empty;
+// four float outputs of unknown shape.
+std::vector<uint8_t> DetectionPostProcessModel(const std::vector<uint8_t>& options, int num_anchors, int classes,
+                                               const std::vector<float>& anchors);
+
 // Options writer for ModelBuilder::AddOp from a Create*Options call. It captures by value: the
 // builder may call it after the scope that made it has ended.
 #define ER_OPTIONS(expr) [=](flatbuffers::FlatBufferBuilder& fbb) { return (expr).Union(); }

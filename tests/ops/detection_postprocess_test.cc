@@ -34,20 +34,8 @@ std::vector<uint8_t> Options(bool regular) {
 // Three anchors (center y, x, h, w); zero encodings decode to the anchors themselves.
 // Box 1 overlaps box 0 (IoU 0.82), box 2 is apart.
 std::unique_ptr<Interpreter> Build(bool regular) {
-  ModelBuilder b;
-  const int enc = b.AddTensor("encodings", TensorType::kFloat32, {1, 3, 4});
-  const int cls = b.AddTensor("scores", TensorType::kFloat32, {1, 3, 3});
-  const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {3, 4},
-                                    std::vector<float>{0.5f, 0.5f, 0.2f, 0.2f, 0.51f, 0.51f, 0.2f, 0.2f, 0.1f, 0.1f,
-                                                       0.1f, 0.1f});
-  std::vector<int> outs;
-  for (const char* name : {"boxes", "classes", "scores_out", "count"}) {
-    outs.push_back(b.AddTensor(name, TensorType::kFloat32, {}));
-  }
-  b.AddCustomOp("TFLite_Detection_PostProcess", {enc, cls, anchors}, outs, Options(regular));
-  b.SetInputs({enc, cls});
-  b.SetOutputs(outs);
-  auto interpreter = testing::Build(b.Finish());
+  const std::vector<float> anchors = {0.5f, 0.5f, 0.2f, 0.2f, 0.51f, 0.51f, 0.2f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f};
+  auto interpreter = testing::Build(testing::DetectionPostProcessModel(Options(regular), 3, 3, anchors));
   if (!interpreter) return nullptr;
   SetInput<float>(*interpreter, 0, std::vector<float>(12, 0.0f));
   // columns: background, class 0, class 1
@@ -80,16 +68,7 @@ TEST(DetectionPostProcess, RegularNmsWorksPerClass) {
 }
 
 TEST(DetectionPostProcess, GarbageOptionsAreAPrepareError) {
-  ModelBuilder b;
-  const int enc = b.AddTensor("encodings", TensorType::kFloat32, {1, 3, 4});
-  const int cls = b.AddTensor("scores", TensorType::kFloat32, {1, 3, 3});
-  const int anchors = b.AddTensor("anchors", TensorType::kFloat32, {3, 4});
-  std::vector<int> outs;
-  for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("o" + std::to_string(i), TensorType::kFloat32, {}));
-  b.AddCustomOp("TFLite_Detection_PostProcess", {enc, cls, anchors}, outs, {1, 2, 3, 4, 5});
-  b.SetInputs({enc, cls, anchors});
-  b.SetOutputs(outs);
-  const Status st = testing::TryBuild(b.Finish());
+  const Status st = testing::TryBuild(testing::DetectionPostProcessModel({1, 2, 3, 4, 5}, 3, 3, {}));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("FlexBuffer"), std::string::npos) << st.message();
 }
@@ -111,17 +90,9 @@ Status BuildWithFloatOptions(double max_detections, double use_regular_nms) {
     fbb.Float("w_scale", 5.0f);
   });
   fbb.Finish();
-  ModelBuilder b;
-  const int enc = b.AddTensor("encodings", TensorType::kFloat32, {1, 3, 4});
-  const int cls = b.AddTensor("scores", TensorType::kFloat32, {1, 3, 3});
-  const int anchors = b.AddConstant("anchors", TensorType::kFloat32, {3, 4}, std::vector<float>(12, 0.5f));
-  std::vector<int> outs;
-  for (int i = 0; i < 4; ++i) outs.push_back(b.AddTensor("o" + std::to_string(i), TensorType::kFloat32, {}));
-  b.AddCustomOp("TFLite_Detection_PostProcess", {enc, cls, anchors}, outs, fbb.GetBuffer());
-  b.SetInputs({enc, cls});
-  b.SetOutputs(outs);
+  const auto model = testing::DetectionPostProcessModel(fbb.GetBuffer(), 3, 3, std::vector<float>(12, 0.5f));
   std::unique_ptr<Interpreter> interpreter;
-  ER_RETURN_IF_ERROR(testing::TryBuild(b.Finish(), &interpreter));
+  ER_RETURN_IF_ERROR(testing::TryBuild(model, &interpreter));
   EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, static_cast<int32_t>(max_detections), 4}));
   return Status::Ok();
 }

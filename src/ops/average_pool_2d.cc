@@ -1,5 +1,6 @@
 // AVERAGE_POOL_2D: mean over each window, counting only input elements inside the image.
 // Quantized types average the stored integers (rounding half away from zero), as TFLite does.
+#include "kernels/optimized/pooling.h"
 #include "ops/pool_2d.h"
 
 namespace edgerun::ops {
@@ -13,8 +14,8 @@ template <class T>
 Status EvalQuantized(OpContext& ctx, PoolState& state) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  if (!reference::AveragePoolQuantized<T>(state.params, input->shape, input->data_as<T>(), output->shape,
-                                          output->data_as<T>())) {
+  if (!optimized::AveragePoolQuantized<T>(ctx.thread_pool(), state.params, input->shape, input->data_as<T>(),
+                                          output->shape, output->data_as<T>())) {
     return ctx.Error("a pooling window covers no input element");
   }
   return Status::Ok();
@@ -28,8 +29,8 @@ Status Eval(OpContext& ctx, PoolState& state) {
     case TensorType::kInt8: return EvalQuantized<int8_t>(ctx, state);
     case TensorType::kInt16: return EvalQuantized<int16_t>(ctx, state);
     default:
-      reference::Pool2D<false>(state.params, input->shape, input->data_as<float>(), output->shape,
-                               output->data_as<float>());
+      optimized::Pool2DF32<false>(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(),
+                                  output->shape, output->data_as<float>());
       return Status::Ok();
   }
 }

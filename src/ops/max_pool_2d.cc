@@ -1,4 +1,5 @@
 // MAX_POOL_2D: maximum over each window (padding never wins), then the fused activation.
+#include "kernels/optimized/pooling.h"
 #include "ops/pool_2d.h"
 
 namespace edgerun::ops {
@@ -12,7 +13,8 @@ template <class T>
 void EvalQuantized(OpContext& ctx, PoolState& state) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  reference::MaxPoolQuantized<T>(state.params, input->shape, input->data_as<T>(), output->shape, output->data_as<T>());
+  optimized::MaxPoolQuantized<T>(ctx.thread_pool(), state.params, input->shape, input->data_as<T>(), output->shape,
+                                 output->data_as<T>());
 }
 
 Status Eval(OpContext& ctx, PoolState& state) {
@@ -23,8 +25,8 @@ Status Eval(OpContext& ctx, PoolState& state) {
     case TensorType::kInt8: EvalQuantized<int8_t>(ctx, state); break;
     case TensorType::kInt16: EvalQuantized<int16_t>(ctx, state); break;
     default:
-      reference::Pool2D<true>(state.params, input->shape, input->data_as<float>(), output->shape,
-                              output->data_as<float>());
+      optimized::Pool2DF32<true>(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(),
+                                 output->shape, output->data_as<float>());
       break;
   }
   return Status::Ok();

@@ -1,0 +1,164 @@
+// Optimized AVERAGE_POOL_2D and MAX_POOL_2D over NHWC: each output pixel's window is folded a row
+// of channels at a time (contiguous loads the compiler vectorizes) instead of the reference's
+// one channel at a time across the window (a stride of the depth at every cell). Every channel
+// still meets its cells in the reference's order (window rows, then columns), so the results
+// equal reference::Pool2D / AveragePoolQuantized / MaxPoolQuantized bit for bit, floats
+// included. Output pixels are shared among the threads; a few pixels with many channels (a
+// global average pool: 7x7x1280 -> 1x1x1280) split the channels instead.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "edgerun/tensor.h"
+#include "kernels/optimized/conv.h"
+#include "kernels/optimized/gemm.h"
+#include "kernels/reference/pooling.h"
+
+namespace edgerun::optimized {
+
+namespace pooling_detail {
+
+// Channels per block: the block's accumulators (up to 256 x 4 bytes) stay in L1.
+constexpr int kChannelBlock = 256;
+
+// Runs fn(pixel, c0, c1) over every output pixel (batch, y, x flattened) and channel block.
+// Under about 256 K cell visits (a global pool of 7x7x1280 bytes: 11 us) the work stays on the
+// calling thread: a handoff costs more than it saves, and the other core would pull the cache
+// lines over.
+template <class Fn>
+void ForEachPixelBlock(ThreadPool* pool, const reference::PoolParams& p, int64_t pixels, int depth, const Fn& fn) {
+  const double visits = static_cast<double>(pixels) * p.filter_h * p.filter_w * depth;  // an upper bound
+  const int threads = visits < 262144.0 ? 1 : NumThreads(pool);
+  const int blocks = (depth + kChannelBlock - 1) / kChannelBlock;
+  if (threads == 1) {
+    for (int64_t pixel = 0; pixel < pixels; ++pixel) {
+      for (int b = 0; b < blocks; ++b) fn(pixel, b * kChannelBlock, std::min(depth, (b + 1) * kChannelBlock));
+    }
+    return;
+  }
+  if (pixels < 4 * threads && depth > 64) {
+    // Few pixels: split the channels as well, in chunks of at least 64.
+    const int chunks = std::min<int64_t>(4 * threads, (depth + 63) / 64);
+    const int per_chunk = (depth + chunks - 1) / chunks;
+    ParallelFor(pool, pixels * chunks, [&](int64_t task) {
+      const int64_t pixel = task / chunks;
+      const int c0 = static_cast<int>(task % chunks) * per_chunk;
+      const int c1 = std::min(depth, c0 + per_chunk);
+      for (int c = c0; c < c1; c += kChannelBlock) fn(pixel, c, std::min(c1, c + kChannelBlock));
+    });
+    return;
+  }
+  ParallelRows(pool, pixels, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t pixel = p0; pixel < p1; ++pixel) {
+      for (int b = 0; b < blocks; ++b) fn(pixel, b * kChannelBlock, std::min(depth, (b + 1) * kChannelBlock));
+    }
+  });
+}
+
+// Calls cells(row_pointer_of_each_covered_cell) for the output pixel, in the reference's order;
+// returns the number of cells.
+template <class T, class Cell>
+int ForEachCell(const reference::PoolParams& p, const Shape& in_shape, const Shape& out_shape, const T* input,
+                int64_t pixel, const Cell& cell) {
+  const int in_h = in_shape[1], in_w = in_shape[2], depth = in_shape[3];
+  const int out_h = out_shape[1], out_w = out_shape[2];
+  const int64_t b = pixel / (static_cast<int64_t>(out_h) * out_w);
+  const int oy = static_cast<int>(pixel / out_w % out_h), ox = static_cast<int>(pixel % out_w);
+  const int y0 = oy * p.stride_h - p.pad_h, x0 = ox * p.stride_w - p.pad_w;
+  const int fy0 = std::max(0, -y0), fy1 = std::min(p.filter_h, in_h - y0);
+  const int fx0 = std::max(0, -x0), fx1 = std::min(p.filter_w, in_w - x0);
+  for (int fy = fy0; fy < fy1; ++fy) {
+    const T* row = input + ((b * in_h + y0 + fy) * in_w + x0) * depth;
+    for (int fx = fx0; fx < fx1; ++fx) cell(row + static_cast<int64_t>(fx) * depth);
+  }
+  return std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0);
+}
+
+}  // namespace pooling_detail
+
+// Float MAX (kMax) or AVERAGE pooling with the activation clamp, as reference::Pool2D.
+template <bool kMax>
+void Pool2DF32(ThreadPool* pool, const reference::PoolParams& p, const Shape& in_shape, const float* input,
+               const Shape& out_shape, float* output) {
+  const int depth = in_shape[3];
+  const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
+  if (pixels <= 0 || depth <= 0) return;
+  pooling_detail::ForEachPixelBlock(pool, p, pixels, depth, [&](int64_t pixel, int c0, int c1) {
+    float acc[pooling_detail::kChannelBlock];
+    const int n = c1 - c0;
+    std::fill(acc, acc + n, kMax ? std::numeric_limits<float>::lowest() : 0.0f);
+    const int count = pooling_detail::ForEachCell(p, in_shape, out_shape, input, pixel, [&](const float* cell) {
+      const float* v = cell + c0;
+      for (int i = 0; i < n; ++i) acc[i] = kMax ? std::max(acc[i], v[i]) : acc[i] + v[i];
+    });
+    float* out = output + pixel * depth + c0;
+    for (int i = 0; i < n; ++i) {
+      float a = acc[i];
+      if (!kMax) a = count > 0 ? a / static_cast<float>(count) : 0.0f;
+      out[i] = std::min(std::max(a, p.act_min), p.act_max);
+    }
+  });
+}
+
+// Quantized AVERAGE pooling as reference::AveragePoolQuantized (false when a window covers no
+// cell). Sums in int32, exact for windows of up to 65536 cells of 16-bit values; larger windows
+// go to the reference (int64).
+template <class T>
+bool AveragePoolQuantized(ThreadPool* pool, const reference::PoolParams& p, const Shape& in_shape, const T* input,
+                          const Shape& out_shape, T* output) {
+  if (static_cast<int64_t>(p.filter_h) * p.filter_w > 65536) {
+    return reference::AveragePoolQuantized<T>(p, in_shape, input, out_shape, output);
+  }
+  const int depth = in_shape[3];
+  const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
+  if (pixels <= 0 || depth <= 0) return true;
+  std::atomic<bool> empty_window{false};
+  pooling_detail::ForEachPixelBlock(pool, p, pixels, depth, [&](int64_t pixel, int c0, int c1) {
+    int32_t acc[pooling_detail::kChannelBlock];
+    const int n = c1 - c0;
+    std::fill(acc, acc + n, 0);
+    const int count = pooling_detail::ForEachCell(p, in_shape, out_shape, input, pixel, [&](const T* cell) {
+      const T* v = cell + c0;
+      for (int i = 0; i < n; ++i) acc[i] += v[i];
+    });
+    T* out = output + pixel * depth + c0;
+    if (count == 0) {
+      std::fill(out, out + n, T{0});
+      empty_window.store(true, std::memory_order_relaxed);
+      return;
+    }
+    const int64_t half = count / 2;
+    for (int i = 0; i < n; ++i) {
+      const int64_t sum = acc[i];
+      const int64_t average = sum > 0 ? (sum + half) / count : (sum - half) / count;
+      out[i] = static_cast<T>(std::clamp<int64_t>(average, p.quant_min, p.quant_max));
+    }
+  });
+  return !empty_window.load();
+}
+
+// Quantized MAX pooling with the activation clamp, as reference::MaxPoolQuantized.
+template <class T>
+void MaxPoolQuantized(ThreadPool* pool, const reference::PoolParams& p, const Shape& in_shape, const T* input,
+                      const Shape& out_shape, T* output) {
+  const int depth = in_shape[3];
+  const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
+  if (pixels <= 0 || depth <= 0) return;
+  pooling_detail::ForEachPixelBlock(pool, p, pixels, depth, [&](int64_t pixel, int c0, int c1) {
+    T acc[pooling_detail::kChannelBlock];
+    const int n = c1 - c0;
+    std::fill(acc, acc + n, std::numeric_limits<T>::min());
+    pooling_detail::ForEachCell(p, in_shape, out_shape, input, pixel, [&](const T* cell) {
+      const T* v = cell + c0;
+      for (int i = 0; i < n; ++i) acc[i] = std::max(acc[i], v[i]);
+    });
+    T* out = output + pixel * depth + c0;
+    for (int i = 0; i < n; ++i) out[i] = static_cast<T>(std::clamp<int32_t>(acc[i], p.quant_min, p.quant_max));
+  });
+}
+
+}  // namespace edgerun::optimized

@@ -108,6 +108,23 @@ class Bench:
             cmd += ["--input", i]
         return run_json(cmd)
 
+    def core_speeds(self, model, inputs):
+        """Median of coral MobileNet v2 on one thread pinned to each CPU in turn: on a shared
+        virtual machine the cores do not always run at the same speed, which bounds what a
+        second thread can add."""
+        speeds = {}
+        for cpu in sorted(os.sched_getaffinity(0)):
+            cmd = ["taskset", "-c", str(cpu), self.a.edgerun, "bench", model, "--json", "--threads", "1", "--runs",
+                   "100", "--warmup", "3", "--min-secs", "0", "--no-progress"]
+            for i in inputs:
+                cmd += ["--input", i]
+            try:
+                speeds[cpu] = run_json(cmd)["latency_ms"]["median"]
+            except Exception as e:  # taskset missing or the run failed: no line in the report
+                log("core speed probe failed: %s" % e)
+                return {}
+        return speeds
+
     def litert(self, model, inputs, threads, runs, backend="litert", out_dir=None):
         cmd = [self.node, os.path.join(HERE, "litert_bench.mjs"), model, "--threads", str(threads),
                "--runs", str(runs), "--warmup", "3", "--backend", backend]
@@ -231,6 +248,9 @@ def main():
         wanted = [w.strip() for w in a.models.split(",") if w.strip()]
         models = [m for m in models if any(w in m["label"] or w in m["path"] for w in wanted)]
 
+    probe = next((m for m in models if "coral_mobilenet_v2" in m["path"]), None)
+    speeds_before = b.core_speeds(probe["path"], probe["inputs"]) if probe and len(threads_list) > 1 else {}
+
     rows = []
     for m in models:
         for threads in threads_list:
@@ -303,14 +323,19 @@ def main():
     else:
         peak_int8 = {}
 
+    speeds_after = b.core_speeds(probe["path"], probe["inputs"]) if probe and len(threads_list) > 1 else {}
+    core_speeds = dict(before=speeds_before, after=speeds_after)
+
     with open(os.path.join(b.work, "results.json"), "w") as f:
         json.dump(dict(started=started, peak_before=peak_before, peak_after=peak_after, rows=rows,
-                       profiles=profiles), f, indent=1)
-    write_markdown(a, rows, profiles, peak, peak_int8, peak_before, started, load_start, load_average(), threads_list)
+                       profiles=profiles, core_speeds=core_speeds), f, indent=1)
+    write_markdown(a, rows, profiles, peak, peak_int8, peak_before, started, load_start, load_average(), threads_list,
+                   core_speeds)
     log("wrote %s" % a.out)
 
 
-def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_start, load_end, threads_list):
+def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_start, load_end, threads_list,
+                   core_speeds):
     L = []
     L.append("# edgerun vs LiteRT.js and ONNX Runtime")
     L.append("")
@@ -395,6 +420,17 @@ def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_s
                 L.append("| %s | %s | %s |" % (label, fmt(r1["edgerun"] / r2["edgerun"] if r1["edgerun"] and r2["edgerun"] else None),
                                               fmt(r1["litert"] / r2["litert"] if r1["litert"] and r2["litert"] else None)))
         L.append("")
+        for when, speeds in (("before", core_speeds.get("before")), ("after", core_speeds.get("after"))):
+            if not speeds or len(speeds) < 2:
+                continue
+            fastest = min(speeds.values())
+            ideal = fastest * sum(1.0 / t for t in speeds.values())
+            L.append("Core speeds %s the runs (coral MobileNet v2, one thread pinned to each CPU, median ms): %s. "
+                     "A thread on the slowest core runs at %.0f%% of the fastest; with work shared perfectly, "
+                     "%d threads could be at most %.2f x as fast as one thread on the fastest core." % (
+                         when, ", ".join("CPU %d %.2f" % (c, t) for c, t in sorted(speeds.items())),
+                         100 * fastest / max(speeds.values()), len(speeds), ideal))
+            L.append("")
     L.append("## Memory and start-up (edgerun)")
     L.append("")
     L.append("The targets: load + allocate within 5 ms for a 4 MB model, peak RSS within weights + arena + 15 MiB "

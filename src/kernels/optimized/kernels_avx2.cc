@@ -73,6 +73,17 @@ struct Avx2 {
   static I LoadWidenI16(const int16_t* p) {
     return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
+  // The first n (< 8) bytes only, zeros after (a channel tail: rare at 8 lanes).
+  static I LoadWidenU8n(const uint8_t* p, int n) {
+    alignas(8) uint8_t part[8] = {};
+    for (int i = 0; i < n; ++i) part[i] = p[i];
+    return LoadWidenU8(part);
+  }
+  static I LoadWidenI8n(const int8_t* p, int n) {
+    alignas(8) int8_t part[8] = {};
+    for (int i = 0; i < n; ++i) part[i] = p[i];
+    return LoadWidenI8(part);
+  }
   // 16 int8 values as int16.
   static I LoadWidenI8x2(const int8_t* p) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

@@ -64,6 +64,13 @@ struct Avx512 {
   static I LoadWidenI16(const int16_t* p) {
     return _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
+  // The first n (< 16) bytes only, zeros after.
+  static I LoadWidenU8n(const uint8_t* p, int n) {
+    return _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(Mask(n), p));
+  }
+  static I LoadWidenI8n(const int8_t* p, int n) {
+    return _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(Mask(n), p));
+  }
   static I LoadWidenI8x2(const int8_t* p) {
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }

@@ -3,6 +3,7 @@
 #include "core/resources.h"
 #include "core/subgraph.h"
 #include "core/thread_pool.h"
+#include "delegates/xnnpack_default.h"
 #include "tflite_generated.h"
 
 namespace edgerun {
@@ -30,7 +31,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
   interpreter->resources_ = std::make_unique<ResourceStore>();
   interpreter->delegates_ = options.delegates;
   if (options.use_xnnpack) {
-    if (auto xnnpack = CreateXnnpackDelegate(/*num_threads=*/0, options.xnnpack_min_partition_nodes)) {
+    if (auto xnnpack = CreateDefaultXnnpackDelegate(options.xnnpack_min_partition_nodes)) {
       interpreter->delegates_.push_back(std::move(xnnpack));
     }
   }

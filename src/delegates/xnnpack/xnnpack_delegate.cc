@@ -11,6 +11,7 @@
 
 #include "core/block_memory.h"
 #include "core/thread_pool.h"
+#include "delegates/xnnpack_default.h"
 #include "delegates/xnnpack/xnnpack_allocator.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "kernels/optimized/cpu.h"
@@ -239,6 +240,7 @@ class XnnpackDelegate : public Delegate {
   // (scale ratios, ranks) decide, by building the node alone: a subgraph and a runtime, so only
   // for nodes that are about to be delegated (about 0.1 ms each at start-up).
   Status Confirm(const OpContext& node) override {
+    if (!InitializeXnnpack()) return Status::Unsupported("XNNPACK could not be initialized");
     OpTraits traits;
     {
       StaticStorage storage;
@@ -254,6 +256,7 @@ class XnnpackDelegate : public Delegate {
   }
 
   Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext& ctx, const Partition&) override {
+    if (!InitializeXnnpack()) return Status::Unsupported("XNNPACK could not be initialized");
     // Without a pool of its own, the delegate shares the interpreter's (null there when the
     // interpreter has one thread, or in ThreadSanitizer builds: XNNPACK then runs on the caller).
     pthreadpool_t pool = own_threadpool_ ? threadpool_ : ctx.thread_pool()->pthreadpool();
@@ -381,6 +384,12 @@ class XnnpackDelegate : public Delegate {
 }  // namespace xnnpack
 
 bool XnnpackAvailable() { return xnnpack::InitializeXnnpack(); }
+
+std::shared_ptr<Delegate> CreateDefaultXnnpackDelegate(int min_partition_nodes) {
+  // Claim needs no XNNPACK call (the node rules and a dry run of the graph builder); Confirm and
+  // CreateKernel initialize it first.
+  return std::make_shared<xnnpack::XnnpackDelegate>(0, min_partition_nodes);
+}
 
 std::shared_ptr<Delegate> CreateXnnpackDelegate(int num_threads, int min_partition_nodes) {
   if (!xnnpack::InitializeXnnpack()) return nullptr;

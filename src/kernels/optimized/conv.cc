@@ -9,9 +9,10 @@ void ParallelRows(ThreadPool* pool, int64_t rows, int64_t min_rows, const std::f
   if (rows <= 0) return;
   const int threads = NumThreads(pool);
   const int64_t tasks = threads == 1 ? 1 : std::max<int64_t>(1, std::min<int64_t>(4 * threads, rows / std::max<int64_t>(1, min_rows)));
-  const int64_t per_task = (rows + tasks - 1) / tasks;
+  // Rows dealt evenly (sizes differ by at most one): 14 rows in 8 tasks as 2,2,2,2,2,2,1,1, not
+  // 7 tasks of 2, which 2 threads share as 4 + 3.
   ParallelFor(pool, tasks, [&](int64_t t) {
-    const int64_t r0 = t * per_task, r1 = std::min(rows, r0 + per_task);
+    const int64_t r0 = t * rows / tasks, r1 = (t + 1) * rows / tasks;
     if (r0 < r1) fn(r0, r1);
   });
 }

@@ -431,6 +431,13 @@ void IntegerConv2DI8(ThreadPool* pool, const reference::ConvParams& p, const ref
 }
 
 // ---- depthwise (depth multiplier 1): the filter [KH][KW][C] plus its offset as int32.
+template <class Stage>
+struct IsEightBitRequantStage : std::false_type {};
+template <>
+struct IsEightBitRequantStage<RequantStage<int8_t>> : std::true_type {};
+template <>
+struct IsEightBitRequantStage<RequantStage<uint8_t>> : std::true_type {};
+
 template <class W>
 void PrepareDepthwiseFilter(const W* filter, int64_t n, int32_t offset, std::vector<int32_t>* out) {
   out->resize(static_cast<size_t>(n));
@@ -459,7 +466,26 @@ void IntegerDepthwiseConv2D(ThreadPool* pool, const reference::ConvParams& p, co
   args.filter = filter;
   args.input_type = std::is_same_v<In, uint8_t> ? 0 : std::is_same_v<In, int8_t> ? 1 : 2;
   args.input_offset = input_offset;
-  const DwConvRowFn row_fn = ActiveKernels().dwconv_int;
+  const IsaKernels& kernels = ActiveKernels();
+  if constexpr (IsEightBitRequantStage<Stage>::value && sizeof(In) == 1) {
+    // 8-bit outputs with the float requantization: fused into the row kernel (3x3 and 5x5).
+    const bool fixed_window = (d.k_h == 3 && d.k_w == 3) || (d.k_h == 5 && d.k_w == 5);
+    if (kernels.dwconv_int_requant && stage.float_rounding && fixed_window && stage.channel_base == 0 &&
+        stage.row_stride == d.in_c) {
+      args.bias_i32 = stage.args.bias;
+      args.scale = stage.args.scale;
+      args.zero_point = stage.args.zero_point;
+      args.lo = static_cast<float>(stage.args.act_min - stage.args.zero_point);
+      args.hi = static_cast<float>(stage.args.act_max - stage.args.zero_point);
+      ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
+        for (int64_t oy = r0; oy < r1; ++oy) {
+          kernels.dwconv_int_requant(args, static_cast<int>(oy), stage.out + oy * d.out_w * stage.row_stride);
+        }
+      });
+      return;
+    }
+  }
+  const DwConvRowFn row_fn = kernels.dwconv_int;
   ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
     int32_t* sums = ScratchI32(static_cast<size_t>(d.out_w) * d.in_c, 1);
     for (int64_t oy = r0; oy < r1; ++oy) {

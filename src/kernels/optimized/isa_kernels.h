@@ -79,6 +79,12 @@ struct DwConvArgs {
   float lo, hi;
   int input_type;  // 0 uint8, 1 int8, 2 int16 (integer kernel)
   int32_t input_offset;
+  // dwconv_int_requant (8-bit input): out 8-bit [out_w][channels], each sum requantized as
+  // RequantizeFn's float path: clamp(float(sum + bias_i32[c]) * scale[c], lo, hi) rounded to
+  // nearest even, plus zero_point (lo, hi: the activation range minus the zero point).
+  const int32_t* bias_i32;  // nullable
+  const float* scale;
+  int32_t zero_point;
 };
 using DwConvRowFn = void (*)(const DwConvArgs& args, int oy, void* out_row);
 
@@ -131,6 +137,7 @@ struct IsaKernels {
   AddI8Fn add_i8 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;
   DwConvRowFn dwconv_int = nullptr;
+  DwConvRowFn dwconv_int_requant = nullptr;  // null: dwconv_int, then a RequantizeFn pass
   RequantizeFn requantize_fixed = nullptr;
   RequantizeFn requantize_float = nullptr;
   DotRowsF32Fn dot_rows_f32 = nullptr;

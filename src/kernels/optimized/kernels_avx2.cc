@@ -46,6 +46,23 @@ struct Avx2 {
     return _mm_cvtss_f32(s);
   }
 
+  static F MulF(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F ToFloat(I v) { return _mm256_cvtepi32_ps(v); }
+  static I RoundToInt(F v) { return _mm256_cvtps_epi32(v); }  // nearest, ties to even
+  // The low byte of each of the first n lanes (values already in the byte's range).
+  static void StoreBytesN(int8_t* p, I v, int n) {
+    // int32 -> int16 (in range, so no saturation), then the low byte of each int16.
+    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    const __m128i bytes = _mm_shuffle_epi8(words, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+    if (n >= kLanes) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(p), bytes);
+      return;
+    }
+    alignas(16) int8_t part[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(part), bytes);
+    for (int i = 0; i < n; ++i) p[i] = part[i];
+  }
+
   static I ZeroI() { return _mm256_setzero_si256(); }
   static I Set1I(int32_t v) { return _mm256_set1_epi32(v); }
   static I LoadI(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }

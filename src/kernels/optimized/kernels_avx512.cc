@@ -40,6 +40,12 @@ struct Avx512 {
   static F MinF(F a, F b) { return _mm512_min_ps(a, b); }
   static float HorizontalSumF(F v) { return _mm512_reduce_add_ps(v); }
 
+  static F MulF(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F ToFloat(I v) { return _mm512_cvtepi32_ps(v); }
+  static I RoundToInt(F v) { return _mm512_cvtps_epi32(v); }  // nearest, ties to even
+  // The low byte of each of the first n lanes (values already in the byte's range).
+  static void StoreBytesN(int8_t* p, I v, int n) { _mm512_mask_cvtepi32_storeu_epi8(p, Mask(n), v); }
+
   static I ZeroI() { return _mm512_setzero_si512(); }
   static I Set1I(int32_t v) { return _mm512_set1_epi32(v); }
   static I LoadI(const void* p) { return _mm512_loadu_si512(p); }

@@ -199,9 +199,8 @@ TEST(OptimizedGemm, PackedFromKNMatchesReferenceMatMul) {
   });
 }
 
-// The tile plan covers every row and panel once, and on 2 threads the small layers of MobileNet
-// v2 (7x7 and 14x14 pixels) get a task count that the threads share evenly.
-TEST(OptimizedGemm, TilePlansCoverEverythingAndShareEvenly) {
+// The tile plan covers every row and panel once, without empty tiles or groups.
+TEST(OptimizedGemm, TilePlansCoverEverything) {
   Random r(41);
   for (int iter = 0; iter < 300; ++iter) {
     const int m = r.Int(1, 3000), panels = r.Int(1, 40), mr = r.Bool() ? 12 : 4, threads = r.Int(1, 4);
@@ -210,11 +209,6 @@ TEST(OptimizedGemm, TilePlansCoverEverythingAndShareEvenly) {
     ASSERT_LT(static_cast<int64_t>(g.row_tiles - 1) * g.rows_per_tile, m) << "an empty row tile";
     ASSERT_GE(g.col_groups * g.panels_per_group, panels);
     ASSERT_LT((g.col_groups - 1) * g.panels_per_group, panels) << "an empty column group";
-  }
-  // (rows, panels of 32 columns): 7x7 x 160, 320, 960 channels; 14x14 x 64, 384.
-  for (const auto& [m, panels] : std::vector<std::pair<int, int>>{{49, 5}, {49, 10}, {49, 30}, {196, 2}, {196, 12}}) {
-    const TileGrid g = PlanTiles(m, panels, 12, 2);
-    EXPECT_EQ(g.tasks() % 2, 0) << m << " rows, " << panels << " panels: " << g.row_tiles << " x " << g.col_groups;
   }
 }
 

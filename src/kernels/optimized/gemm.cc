@@ -75,25 +75,6 @@ TileGrid PlanTiles(int m, int panels, int mr, int threads) {
     const int want = std::min(panels, (4 * threads + g.row_tiles - 1) / g.row_tiles);
     g.panels_per_group = (panels + want - 1) / want;
     g.col_groups = (panels + g.panels_per_group - 1) / g.panels_per_group;
-    // Few tasks that do not share evenly leave a thread idle for a task's time: 5 column groups
-    // on 2 threads keep one thread busy for 3 (a 7x7 layer of 160 channels). Prefer groups of
-    // equal size whose count shares evenly; failing that, with rows enough for two micro-tiles
-    // per thread, split the rows among the threads too.
-    if (g.tasks() % threads != 0 && g.tasks() < 8 * threads) {
-      bool even = false;
-      for (int ppg = g.panels_per_group; ppg >= 1 && !even; --ppg) {
-        const int groups = (panels + ppg - 1) / ppg;
-        if (panels % ppg == 0 && (static_cast<int64_t>(g.row_tiles) * groups) % threads == 0) {
-          g.panels_per_group = ppg;
-          g.col_groups = groups;
-          even = true;
-        }
-      }
-      if (!even && g.row_tiles < threads && m >= 2 * mr * threads) {
-        g.rows_per_tile = (m + threads - 1) / threads;
-        g.row_tiles = (m + g.rows_per_tile - 1) / g.rows_per_tile;
-      }
-    }
   }
   return g;
 }

@@ -287,6 +287,10 @@ int RunRun(const std::vector<std::string>& args) {
   }
   // What the delegate took: "XNNPACK: 60 of 64 ops in 2 partitions".
   std::string delegation = "none";
+  if (!interpreter.delegates().empty()) {
+    delegation = StrCat("none (", interpreter.delegates()[0]->name(),
+                        " took no op; 'edgerun inspect --delegate xnnpack' says why)");
+  }
   if (const DelegationReport* report = interpreter.delegation(subgraph_index); report && !report->partitions.empty()) {
     size_t delegated = 0;
     for (const auto& p : report->partitions) delegated += p.partition.nodes.size();

@@ -22,6 +22,10 @@ struct QuantizeState {
   bool xnnpack_from_float = false;
   bool xnnpack_requantize = false;
   quant::xnn::RequantizeParams xnn;
+  // 8-bit to 8-bit: the output byte for each input byte (indexed by the stored byte), one lookup
+  // per element instead of the fixed-point arithmetic (a 224x224x3 input: 450 -> ~40 us).
+  bool use_table = false;
+  uint8_t table[256] = {};
 };
 
 // The delegate converts float32 to a per-tensor 8-bit output (any rank up to 6).
@@ -36,20 +40,45 @@ bool XnnpackQuantizesFloat(const OpContext& ctx) {
          XnnpackQuantized8(output, output->type);
 }
 
+bool IsEightBit(TensorType type) { return type == TensorType::kInt8 || type == TensorType::kUInt8; }
+
+// The output byte for each input byte, from the requantization Eval would run per element.
+template <class Fn>
+void FillTable(const Tensor* input, const Tensor* output, QuantizeState& state, const Fn& requantize) {
+  const bool in_signed = input->type == TensorType::kInt8;
+  const int32_t lo = TypeMin(output->type), hi = TypeMax(output->type);
+  for (int byte = 0; byte < 256; ++byte) {
+    state.table[byte] = static_cast<uint8_t>(requantize(in_signed ? static_cast<int8_t>(byte) : byte, lo, hi));
+  }
+  state.use_table = true;
+}
+
 Status PrepareRequantize(OpContext& ctx, QuantizeState& state) {
   const Tensor* input = ctx.input(0);
   const Tensor* output = ctx.output(0);
+  state.use_table = false;
   state.xnnpack_requantize =
       XnnpackTakes8Bit(ctx, 1) && quant::xnn::PrepareRequantize(input->scale(), input->zero_point(), output->scale(),
                                                                 output->zero_point(), &state.xnn);
-  if (state.xnnpack_requantize) return Status::Ok();
+  if (state.xnnpack_requantize) {
+    FillTable(input, output, state,
+              [&](int32_t x, int32_t lo, int32_t hi) { return quant::xnn::Requantize(state.xnn, x, lo, hi); });
+    return Status::Ok();
+  }
   if (input->quantization.per_channel() || output->quantization.per_channel()) {
     return ctx.Unsupported("per-channel requantization (", Describe(input), " -> ", Describe(output), ")");
   }
   ER_RETURN_IF_ERROR(CheckQuantized(ctx, input, "input"));
   ER_RETURN_IF_ERROR(CheckQuantized(ctx, output, "output"));
-  return QuantizeScale(ctx, static_cast<double>(input->scale()) / static_cast<double>(output->scale()),
-                       &state.multiplier, &state.shift);
+  ER_RETURN_IF_ERROR(QuantizeScale(ctx, static_cast<double>(input->scale()) / static_cast<double>(output->scale()),
+                                   &state.multiplier, &state.shift));
+  if (IsEightBit(input->type) && IsEightBit(output->type)) {
+    const int32_t input_zero_point = input->zero_point(), output_zero_point = output->zero_point();
+    FillTable(input, output, state, [&](int32_t x, int32_t lo, int32_t hi) {
+      return reference::Requantize(x, input_zero_point, state.multiplier, state.shift, output_zero_point, lo, hi);
+    });
+  }
+  return Status::Ok();
 }
 
 Status Prepare(OpContext& ctx, QuantizeState& state) {
@@ -119,16 +148,26 @@ void QuantizeFloatXnnpack(const Tensor* input, Tensor* output) {
   const int32_t zero_point = output->zero_point();
   constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   const int64_t n = input->num_elements();
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(quant::xnn::QuantizeFloat(in[i], inverse_scale, zero_point, lo, hi));
+  // quant::xnn::QuantizeFloat, written without branches or library calls so that the compiler
+  // vectorizes it (a model's float input of 224x224x3 took 0.56 ms through std::nearbyint): NaN
+  // goes to qmin, the clamp keeps |v| < 2^22, and adding and subtracting 1.5 x 2^23 rounds to the
+  // nearest integer, ties to even, as nearbyint does in the default rounding mode.
+  const float lo_f = static_cast<float>(lo - zero_point), hi_f = static_cast<float>(hi - zero_point);
+  constexpr float kRound = 12582912.0f;  // 1.5 x 2^23
+  for (int64_t i = 0; i < n; ++i) {
+    float v = in[i] * inverse_scale;
+    v = v != v ? lo_f : v;
+    v = std::min(std::max(v, lo_f), hi_f);
+    v = (v + kRound) - kRound;
+    out[i] = static_cast<T>(static_cast<int32_t>(v) + zero_point);
+  }
 }
 
-template <class T>
-void RequantizeXnnpack(const QuantizeState& state, const Tensor* input, Tensor* output) {
-  const T* in = input->data_as<T>();
-  T* out = output->data_as<T>();
-  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+void RequantizeByTable(const QuantizeState& state, const Tensor* input, Tensor* output) {
+  const auto* in = static_cast<const uint8_t*>(input->data);
+  auto* out = static_cast<uint8_t*>(output->data);
   const int64_t n = input->num_elements();
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(quant::xnn::Requantize(state.xnn, in[i], lo, hi));
+  for (int64_t i = 0; i < n; ++i) out[i] = state.table[in[i]];
 }
 
 template <class In, class Out>
@@ -162,9 +201,8 @@ Status Eval(OpContext& ctx, QuantizeState& state) {
     else QuantizeFloatXnnpack<uint8_t>(input, output);
     return Status::Ok();
   }
-  if (state.xnnpack_requantize) {
-    if (input->type == TensorType::kInt8) RequantizeXnnpack<int8_t>(state, input, output);
-    else RequantizeXnnpack<uint8_t>(state, input, output);
+  if (state.use_table) {
+    RequantizeByTable(state, input, output);
     return Status::Ok();
   }
   switch (input->type) {

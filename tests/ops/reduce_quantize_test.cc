@@ -2,7 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
+#include "kernels/reference/integer_arithmetic.h"
+#include "quant/fixed_point.h"
+#include "quant/xnnpack_compat.h"
 #include "test_util.h"
 
 namespace edgerun {
@@ -68,6 +72,100 @@ TEST(Quantize, RoundsHalfAwayFromZeroAndSaturatesWithTfliteArithmetic) {
 TEST(Quantize, RoundsHalfToEvenAndSaturatesByDefault) {
   // 0.5, -0.5, 1.5, 2.5, -1.5 -> 0, 0, 2, 2, -2 (ties to even), then + 10; NaN gives the minimum.
   EXPECT_EQ(QuantizeTies({}), (std::vector<int8_t>{10, 10, 10, 12, 12, 8, 127, -128, -128}));
+}
+
+// The vectorized float -> 8-bit loop against quant::xnn::QuantizeFloat, element by element:
+// random values, exact ties, values beyond the range, infinities and NaN.
+TEST(Quantize, DefaultPathMatchesXnnpackScalarConversion) {
+  for (TensorType type : {TensorType::kInt8, TensorType::kUInt8}) {
+    const bool s8 = type == TensorType::kInt8;
+    QuantizationParams q;
+    q.scale = {0.0371f};
+    q.zero_point = {s8 ? -7 : 131};
+    std::vector<float> values = testing::RandomFloats(997, 5, -6.0f, 6.0f);
+    for (int k = -300; k <= 300; ++k) values.push_back((static_cast<float>(k) + 0.5f) * q.scale[0]);  // near ties
+    for (float v : {0.0f, -0.0f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN}) values.push_back(v);
+    SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+    op.Input(TensorType::kFloat32, {static_cast<int>(values.size())});
+    op.Output(type, {}, q);
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    SetInput<float>(*interpreter, 0, values);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    const float inverse_scale = 1.0f / q.scale[0];
+    const int32_t lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+    const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int32_t want = quant::xnn::QuantizeFloat(values[i], inverse_scale, static_cast<int32_t>(q.zero_point[0]), lo, hi);
+      const int32_t got = s8 ? static_cast<int8_t>(out[i]) : out[i];
+      ASSERT_EQ(got, want) << "value " << values[i];
+    }
+  }
+}
+
+// 8-bit -> 8-bit QUANTIZE (a rescale) by table lookup against quant::xnn::Requantize, for every
+// input byte.
+TEST(Quantize, RequantizeTableMatchesXnnpackArithmetic) {
+  for (TensorType type : {TensorType::kInt8, TensorType::kUInt8}) {
+    const bool s8 = type == TensorType::kInt8;
+    QuantizationParams in_q, out_q;
+    in_q.scale = {0.0234f};
+    in_q.zero_point = {s8 ? 3 : 128};
+    out_q.scale = {0.0371f};
+    out_q.zero_point = {s8 ? -7 : 131};
+    SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+    op.Input(type, {256}, in_q);
+    op.Output(type, {}, out_q);
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    std::vector<uint8_t> bytes(256);
+    for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
+    std::memcpy(interpreter->input(0)->data, bytes.data(), bytes.size());
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    quant::xnn::RequantizeParams p;
+    ASSERT_TRUE(quant::xnn::PrepareRequantize(in_q.scale[0], static_cast<int32_t>(in_q.zero_point[0]), out_q.scale[0],
+                                              static_cast<int32_t>(out_q.zero_point[0]), &p));
+    const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
+    for (int b = 0; b < 256; ++b) {
+      const int32_t x = s8 ? static_cast<int8_t>(b) : b;
+      const int32_t want = quant::xnn::Requantize(p, x, s8 ? -128 : 0, s8 ? 127 : 255);
+      ASSERT_EQ(s8 ? static_cast<int8_t>(out[b]) : out[b], want) << "input " << x;
+    }
+  }
+}
+
+// uint8 -> int8 and int8 -> uint8 (the fixed-point rescale, also by table) against
+// reference::Requantize with the same multiplier, for every input byte.
+TEST(Quantize, MixedEightBitRequantizeMatchesFixedPoint) {
+  for (bool from_unsigned : {true, false}) {
+    const TensorType in_type = from_unsigned ? TensorType::kUInt8 : TensorType::kInt8;
+    const TensorType out_type = from_unsigned ? TensorType::kInt8 : TensorType::kUInt8;
+    QuantizationParams in_q, out_q;
+    in_q.scale = {0.0078125f};
+    in_q.zero_point = {from_unsigned ? 128 : 0};
+    out_q.scale = {0.0113f};
+    out_q.zero_point = {from_unsigned ? -2 : 127};
+    SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+    op.Input(in_type, {256}, in_q);
+    op.Output(out_type, {}, out_q);
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    std::vector<uint8_t> bytes(256);
+    for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
+    std::memcpy(interpreter->input(0)->data, bytes.data(), bytes.size());
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    int32_t multiplier = 0;
+    int shift = 0;
+    ASSERT_TRUE(quant::QuantizeMultiplier(static_cast<double>(in_q.scale[0]) / out_q.scale[0], &multiplier, &shift));
+    const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
+    for (int b = 0; b < 256; ++b) {
+      const int32_t x = from_unsigned ? b : static_cast<int8_t>(b);
+      const int32_t want = reference::Requantize(x, static_cast<int32_t>(in_q.zero_point[0]), multiplier, shift,
+                                                 static_cast<int32_t>(out_q.zero_point[0]), from_unsigned ? -128 : 0,
+                                                 from_unsigned ? 127 : 255);
+      ASSERT_EQ(from_unsigned ? static_cast<int8_t>(out[b]) : out[b], want) << "input " << x;
+    }
+  }
 }
 
 TEST(Quantize, Uint8AndInt16) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "quant/arith_helpers.h"
 #include "test_util.h"
@@ -551,6 +552,51 @@ TEST(QuantizedMul, HugeRescalingFactorSaturates) {
   testing::SetInput<uint8_t>(*interpreter, 1, {9, 1, 0, 3});
   ASSERT_TRUE(interpreter->Invoke().ok());
   EXPECT_EQ(testing::GetOutput<uint8_t>(*interpreter, 0), (std::vector<uint8_t>{0, 255, 0, 255}));
+}
+
+// An 8-bit binary op with a small broadcast operand runs by table lookup (EvalQuantizedBinaryByTable):
+// the same bytes as the op on the operand tiled out to the full shape, which takes the per-element
+// arithmetic. ADD, SUB and MUL, int8 and uint8, XNNPACK's and TFLite's arithmetic, the small
+// operand on either side.
+std::vector<uint8_t> RunBinary(tflite::BuiltinOperator code, TensorType type, const Shape& a_shape,
+                               const std::vector<uint8_t>& a, const Shape& b_shape, const std::vector<uint8_t>& b,
+                               const InterpreterOptions& options) {
+  const bool s8 = type == TensorType::kInt8;
+  SingleOp op(code);
+  op.Input(type, a_shape, Q(0.05f, s8 ? -3 : 120));
+  op.Input(type, b_shape, Q(code == tflite::BuiltinOperator_MUL ? 0.02f : 0.07f, s8 ? 5 : 131));
+  op.Output(type, {}, Q(0.09f, s8 ? 2 : 125));
+  auto interpreter = op.Build(options);
+  if (!interpreter) return {};
+  std::memcpy(interpreter->input(0)->data, a.data(), a.size());
+  std::memcpy(interpreter->input(1)->data, b.data(), b.size());
+  EXPECT_TRUE(interpreter->Invoke().ok());
+  const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
+  return std::vector<uint8_t>(out, out + interpreter->output(0)->bytes);
+}
+
+TEST(QuantizedBinary, SmallBroadcastOperandByTableMatchesTheArithmetic) {
+  // 40x40x3 = 4800 elements: over 4 x 256 per small element, so the table is used.
+  const Shape image = {1, 40, 40, 3}, row = {1, 1, 1, 3};
+  std::vector<uint8_t> pixels(40 * 40 * 3), channels = {7, 200, 129};
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<uint8_t> tiled(pixels.size());
+  for (size_t i = 0; i < tiled.size(); ++i) tiled[i] = channels[i % 3];
+  for (auto code : {tflite::BuiltinOperator_ADD, tflite::BuiltinOperator_SUB, tflite::BuiltinOperator_MUL}) {
+    for (TensorType type : {TensorType::kInt8, TensorType::kUInt8}) {
+      InterpreterOptions builtin;  // XNNPACK's arithmetic on the builtin kernels (the delegate would take the node)
+      builtin.use_xnnpack = false;
+      for (const InterpreterOptions& options : {builtin, testing::TfliteReferenceArithmetic()}) {
+        SCOPED_TRACE(::testing::Message() << tflite::EnumNameBuiltinOperator(code) << " " << TensorTypeName(type));
+        const auto want = RunBinary(code, type, image, pixels, image, tiled, options);
+        ASSERT_FALSE(want.empty());
+        EXPECT_EQ(RunBinary(code, type, image, pixels, row, channels, options), want);
+        // The small operand first.
+        EXPECT_EQ(RunBinary(code, type, row, channels, image, pixels, options),
+                  RunBinary(code, type, image, tiled, image, pixels, options));
+      }
+    }
+  }
 }
 
 }  // namespace

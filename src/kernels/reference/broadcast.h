@@ -41,29 +41,63 @@ void ForEachBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& o
     for (int64_t i = 0; i < total; ++i) f(0, i, i);
     return;
   }
+  // Dimensions collapsed: sizes of 1 dropped, and neighbours merged where both operands step
+  // through them as through one dimension ([1,192,192,3] against [1,1,1,3] is [36864,3]
+  // against [0,1] strides). The visiting order stays the output's row-major order.
   const size_t rank = out_shape.size();
-  const std::vector<int64_t> sa = BroadcastStrides(a_shape, rank);
-  const std::vector<int64_t> sb = BroadcastStrides(b_shape, rank);
-  const int64_t inner = out_shape[rank - 1];
-  const int64_t ia = sa[rank - 1], ib = sb[rank - 1];
-  std::vector<int32_t> index(rank, 0);
+  const std::vector<int64_t> full_a = BroadcastStrides(a_shape, rank);
+  const std::vector<int64_t> full_b = BroadcastStrides(b_shape, rank);
+  std::vector<int64_t> size, sa, sb;  // outermost first
+  for (size_t d = 0; d < rank; ++d) {
+    if (out_shape[d] == 1) continue;
+    if (!size.empty() && sa.back() == full_a[d] * out_shape[d] && sb.back() == full_b[d] * out_shape[d]) {
+      size.back() *= out_shape[d];
+      sa.back() = full_a[d];
+      sb.back() = full_b[d];
+      continue;
+    }
+    size.push_back(out_shape[d]);
+    sa.push_back(full_a[d]);
+    sb.push_back(full_b[d]);
+  }
+  const size_t r = size.size();
+  if (r == 0) {  // one element (unreachable after the paths above; kept for safety)
+    f(0, 0, 0);
+    return;
+  }
+  const int64_t inner = size[r - 1];
+  const int64_t ia = sa[r - 1], ib = sb[r - 1];
+  if (r == 2 && sa[0] == inner && ia == 1 && sb[0] == 0 && ib == 1) {
+    // b repeats along a (a row of channels against a whole image): one pass, no odometer.
+    for (int64_t i = 0, k = 0; i < total; ++i) {
+      f(i, k, i);
+      if (++k == inner) k = 0;
+    }
+    return;
+  }
+  if (r == 2 && sb[0] == inner && ib == 1 && sa[0] == 0 && ia == 1) {
+    for (int64_t i = 0, k = 0; i < total; ++i) {
+      f(k, i, i);
+      if (++k == inner) k = 0;
+    }
+    return;
+  }
+  std::vector<int64_t> index(r, 0);
   int64_t out = 0, a = 0, b = 0;
   while (out < total) {
     for (int64_t k = 0; k < inner; ++k) f(a + k * ia, b + k * ib, out + k);
     out += inner;
     // Advance the outer index (all but the last dim) like an odometer.
-    int d = static_cast<int>(rank) - 2;
+    int d = static_cast<int>(r) - 2;
     for (; d >= 0; --d) {
-      if (++index[d] < out_shape[d]) break;
+      a += sa[d];
+      b += sb[d];
+      if (++index[d] < size[d]) break;
+      a -= sa[d] * size[d];
+      b -= sb[d] * size[d];
       index[d] = 0;
     }
     if (d < 0) break;
-    a = 0;
-    b = 0;
-    for (size_t k = 0; k + 1 < rank; ++k) {
-      a += index[k] * sa[k];
-      b += index[k] * sb[k];
-    }
   }
 }
 

@@ -158,18 +158,31 @@ std::vector<int> SingleClassNms(const Params& p, const Box* boxes, const std::ve
   for (int i = 0; i < static_cast<int>(scores.size()); ++i) {
     if (scores[i] >= p.score_threshold) candidates.push_back(i);
   }
-  // Stable: equal scores keep index order, so the result is fully defined.
-  std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) { return scores[a] > scores[b]; });
+  // Best score first, equal scores in index order (the order of a stable sort), so the result is
+  // fully defined. Only the front the walk below needs is sorted: a few times max_detections, and
+  // the rest only if suppression uses those up.
+  auto better = [&](int a, int b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); };
+  size_t sorted = std::min(candidates.size(), static_cast<size_t>(4) * std::max(max_detections, 0) + 16);
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(sorted), candidates.end(), better);
+  // A candidate is kept when no box kept before it overlaps it more than the threshold: the
+  // greedy suppression, checked lazily. Each candidate meets only the boxes kept so far, and the
+  // walk ends at max_detections, instead of every kept box suppressing the whole rest of the list
+  // (the traffic SSD: 90 classes x 1917 anchors, 6.9 ms in the eager form).
   std::vector<int> selected;
-  std::vector<bool> active(candidates.size(), true);
   for (size_t i = 0; i < candidates.size() && static_cast<int>(selected.size()) < max_detections; ++i) {
-    if (!active[i]) continue;
-    selected.push_back(candidates[i]);
-    for (size_t j = i + 1; j < candidates.size(); ++j) {
-      if (active[j] && IntersectionOverUnion(boxes[candidates[i]], boxes[candidates[j]]) > p.iou_threshold) {
-        active[j] = false;
+    if (i == sorted) {  // past the sorted front: sort the rest (all of it ranks after the front)
+      std::sort(candidates.begin() + static_cast<ptrdiff_t>(sorted), candidates.end(), better);
+      sorted = candidates.size();
+    }
+    const Box& candidate = boxes[candidates[i]];
+    bool suppressed = false;
+    for (int kept : selected) {
+      if (IntersectionOverUnion(boxes[kept], candidate) > p.iou_threshold) {
+        suppressed = true;
+        break;
       }
     }
+    if (!suppressed) selected.push_back(candidates[i]);
   }
   return selected;
 }
@@ -207,11 +220,17 @@ Status Eval(OpContext& ctx) {
   const int num_boxes = predictions->dim(1), with_background = predictions->dim(2);
   const int offset = with_background - p.num_classes;  // 1 when column 0 is the background
   float* scores = ctx.temporary(1)->data_as<float>();
-  for (int64_t i = 0; i < predictions->num_elements(); ++i) {
-    scores[i] = predictions->type == TensorType::kFloat32
-                    ? predictions->data_as<float>()[i]
-                    : static_cast<float>(static_cast<double>(predictions->scale()) *
-                                         (predictions->data_as<uint8_t>()[i] - predictions->zero_point()));
+  const int64_t score_count = predictions->num_elements();
+  if (predictions->type == TensorType::kFloat32) {
+    std::copy_n(predictions->data_as<float>(), score_count, scores);
+  } else {
+    // uint8: each of the 256 stored values dequantized once.
+    float value[256];
+    for (int q = 0; q < 256; ++q) {
+      value[q] = static_cast<float>(static_cast<double>(predictions->scale()) * (q - predictions->zero_point()));
+    }
+    const uint8_t* stored = predictions->data_as<uint8_t>();
+    for (int64_t i = 0; i < score_count; ++i) scores[i] = value[stored[i]];
   }
   std::vector<Detection> detections;
   if (p.regular_nms) {

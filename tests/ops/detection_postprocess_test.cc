@@ -67,6 +67,48 @@ TEST(DetectionPostProcess, RegularNmsWorksPerClass) {
                                {0.4f, 0.4f, 0.6f, 0.6f, 0.05f, 0.05f, 0.15f, 0.15f, 0.41f, 0.41f, 0.61f, 0.61f}, 1e-6f));
 }
 
+// 90 overlapping boxes with the best scores, then 10 boxes apart with lower ones: NMS must walk
+// past the whole suppressed cluster (beyond the front it sorts first) to find the next two.
+TEST(DetectionPostProcess, SuppressionWalksPastASortedFront) {
+  for (bool regular : {false, true}) {
+    flexbuffers::Builder fbb;
+    fbb.Map([&] {
+      fbb.Int("max_detections", 3);
+      fbb.Int("max_classes_per_detection", 1);
+      fbb.Int("detections_per_class", 3);
+      fbb.Bool("use_regular_nms", regular);
+      fbb.Float("nms_score_threshold", 0.0f);
+      fbb.Float("nms_iou_threshold", 0.5f);
+      fbb.Int("num_classes", 1);
+      fbb.Float("y_scale", 10.0f);
+      fbb.Float("x_scale", 10.0f);
+      fbb.Float("h_scale", 5.0f);
+      fbb.Float("w_scale", 5.0f);
+    });
+    fbb.Finish();
+    constexpr int kBoxes = 100;
+    std::vector<float> anchors, scores;
+    for (int i = 0; i < kBoxes; ++i) {
+      const bool cluster = i < 90;
+      const float center = cluster ? 0.5f : 0.05f + 0.09f * static_cast<float>(i - 90);
+      anchors.insert(anchors.end(), {center, cluster ? 0.5f : 0.95f, 0.04f, 0.04f});
+      scores.insert(scores.end(), {0.0f, cluster ? 0.9f - 0.001f * static_cast<float>(i) : 0.5f - 0.01f * static_cast<float>(i - 90)});
+    }
+    auto interpreter = testing::Build(testing::DetectionPostProcessModel(fbb.GetBuffer(), kBoxes, 2, anchors));
+    ASSERT_TRUE(interpreter);
+    SetInput<float>(*interpreter, 0, std::vector<float>(kBoxes * 4, 0.0f));
+    SetInput<float>(*interpreter, 1, scores);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    // The cluster's best (anchor 0, 0.9), then anchors 90 and 91 (0.5, 0.49).
+    EXPECT_TRUE(testing::AllNear(GetOutput<float>(*interpreter, 2), {0.9f, 0.5f, 0.49f}, 1e-6f)) << regular;
+    EXPECT_EQ(GetOutput<float>(*interpreter, 3), (std::vector<float>{3})) << regular;
+    const std::vector<float> boxes = GetOutput<float>(*interpreter, 0);
+    ASSERT_EQ(boxes.size(), 12u);
+    EXPECT_NEAR(boxes[4], 0.05f - 0.02f, 1e-6f);  // anchor 90's ymin
+    EXPECT_NEAR(boxes[8], 0.14f - 0.02f, 1e-6f);  // anchor 91's ymin
+  }
+}
+
 TEST(DetectionPostProcess, GarbageOptionsAreAPrepareError) {
   const Status st = testing::TryBuild(testing::DetectionPostProcessModel({1, 2, 3, 4, 5}, 3, 3, {}));
   ASSERT_FALSE(st.ok());

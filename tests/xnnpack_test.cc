@@ -767,6 +767,15 @@ std::vector<uint8_t> PointwiseConvAdd(int side, int in_c, int out_c, bool depthw
   return b.Finish();
 }
 
+// Nothing delegated, and node 1 (a depthwise convolution reading op 0, a convolution on
+// edgerun's GEMM) refused by XNNPACK for that reason.
+void ExpectDepthwiseKeptWithItsProducer(const DelegationReport& report) {
+  EXPECT_TRUE(report.partitions.empty());
+  ASSERT_EQ(report.nodes[1].refusals.size(), 1u);
+  EXPECT_NE(report.nodes[1].refusals[0].second.find("depthwise convolution of the output of op 0"), std::string::npos)
+      << report.nodes[1].refusals[0].second;
+}
+
 // On AVX-512 the large float 1x1 convolutions stay on edgerun's GEMM (faster there than this
 // XNNPACK), the small ones and everything else go to XNNPACK; builtin_float_gemm_min_macs 0 gives
 // XNNPACK all of them. The results agree either way.
@@ -822,11 +831,7 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
     const DelegationReport& report = *interpreter->delegation();
     ASSERT_EQ(report.nodes.size(), 3u);
     if (avx512) {
-      EXPECT_TRUE(report.partitions.empty());
-      ASSERT_EQ(report.nodes[1].refusals.size(), 1u);
-      EXPECT_NE(report.nodes[1].refusals[0].second.find("depthwise convolution of the output of op 0"),
-                std::string::npos)
-          << report.nodes[1].refusals[0].second;
+      ExpectDepthwiseKeptWithItsProducer(report);
     } else {
       ASSERT_EQ(report.partitions.size(), 1u);
     }
@@ -887,11 +892,7 @@ TEST(Xnnpack, EightBitDepthwiseBetweenBuiltinConvolutionsStaysBuiltin) {
     const DelegationReport& report = *interpreter->delegation();
     ASSERT_EQ(report.nodes.size(), 3u);
     if (vnni) {
-      EXPECT_TRUE(report.partitions.empty());
-      ASSERT_EQ(report.nodes[1].refusals.size(), 1u);
-      EXPECT_NE(report.nodes[1].refusals[0].second.find("depthwise convolution of the output of op 0"),
-                std::string::npos)
-          << report.nodes[1].refusals[0].second;
+      ExpectDepthwiseKeptWithItsProducer(report);
     } else {
       EXPECT_EQ(report.partitions.size(), 1u);
     }

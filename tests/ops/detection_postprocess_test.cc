@@ -12,7 +12,7 @@ namespace {
 using testing::GetOutput;
 using testing::SetInput;
 
-std::vector<uint8_t> Options(bool regular) {
+std::vector<uint8_t> Options(bool regular, int num_classes = 2) {
   flexbuffers::Builder fbb;
   fbb.Map([&] {
     fbb.Int("max_detections", 3);
@@ -21,7 +21,7 @@ std::vector<uint8_t> Options(bool regular) {
     fbb.Bool("use_regular_nms", regular);
     fbb.Float("nms_score_threshold", 0.0f);
     fbb.Float("nms_iou_threshold", 0.5f);
-    fbb.Int("num_classes", 2);
+    fbb.Int("num_classes", num_classes);
     fbb.Float("y_scale", 10.0f);
     fbb.Float("x_scale", 10.0f);
     fbb.Float("h_scale", 5.0f);
@@ -71,21 +71,6 @@ TEST(DetectionPostProcess, RegularNmsWorksPerClass) {
 // past the whole suppressed cluster (beyond the front it sorts first) to find the next two.
 TEST(DetectionPostProcess, SuppressionWalksPastASortedFront) {
   for (bool regular : {false, true}) {
-    flexbuffers::Builder fbb;
-    fbb.Map([&] {
-      fbb.Int("max_detections", 3);
-      fbb.Int("max_classes_per_detection", 1);
-      fbb.Int("detections_per_class", 3);
-      fbb.Bool("use_regular_nms", regular);
-      fbb.Float("nms_score_threshold", 0.0f);
-      fbb.Float("nms_iou_threshold", 0.5f);
-      fbb.Int("num_classes", 1);
-      fbb.Float("y_scale", 10.0f);
-      fbb.Float("x_scale", 10.0f);
-      fbb.Float("h_scale", 5.0f);
-      fbb.Float("w_scale", 5.0f);
-    });
-    fbb.Finish();
     constexpr int kBoxes = 100;
     std::vector<float> anchors, scores;
     for (int i = 0; i < kBoxes; ++i) {
@@ -94,7 +79,7 @@ TEST(DetectionPostProcess, SuppressionWalksPastASortedFront) {
       anchors.insert(anchors.end(), {center, cluster ? 0.5f : 0.95f, 0.04f, 0.04f});
       scores.insert(scores.end(), {0.0f, cluster ? 0.9f - 0.001f * static_cast<float>(i) : 0.5f - 0.01f * static_cast<float>(i - 90)});
     }
-    auto interpreter = testing::Build(testing::DetectionPostProcessModel(fbb.GetBuffer(), kBoxes, 2, anchors));
+    auto interpreter = testing::Build(testing::DetectionPostProcessModel(Options(regular, 1), kBoxes, 2, anchors));
     ASSERT_TRUE(interpreter);
     SetInput<float>(*interpreter, 0, std::vector<float>(kBoxes * 4, 0.0f));
     SetInput<float>(*interpreter, 1, scores);

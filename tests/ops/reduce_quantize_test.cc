@@ -103,6 +103,20 @@ TEST(Quantize, DefaultPathMatchesXnnpackScalarConversion) {
   }
 }
 
+// QUANTIZE from in_type to out_type run on every input byte 0..255; the 256 output bytes.
+std::vector<uint8_t> QuantizeEveryByte(TensorType in_type, const QuantizationParams& in_q, TensorType out_type,
+                                       const QuantizationParams& out_q) {
+  SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+  op.Input(in_type, {256}, in_q);
+  op.Output(out_type, {}, out_q);
+  auto interpreter = op.Build();
+  if (!interpreter) return {};
+  for (int b = 0; b < 256; ++b) static_cast<uint8_t*>(interpreter->input(0)->data)[b] = static_cast<uint8_t>(b);
+  EXPECT_TRUE(interpreter->Invoke().ok());
+  const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
+  return std::vector<uint8_t>(out, out + 256);
+}
+
 // 8-bit -> 8-bit QUANTIZE (a rescale) by table lookup against quant::xnn::Requantize, for every
 // input byte.
 TEST(Quantize, RequantizeTableMatchesXnnpackArithmetic) {
@@ -113,19 +127,11 @@ TEST(Quantize, RequantizeTableMatchesXnnpackArithmetic) {
     in_q.zero_point = {s8 ? 3 : 128};
     out_q.scale = {0.0371f};
     out_q.zero_point = {s8 ? -7 : 131};
-    SingleOp op(tflite::BuiltinOperator_QUANTIZE);
-    op.Input(type, {256}, in_q);
-    op.Output(type, {}, out_q);
-    auto interpreter = op.Build();
-    ASSERT_TRUE(interpreter);
-    std::vector<uint8_t> bytes(256);
-    for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
-    std::memcpy(interpreter->input(0)->data, bytes.data(), bytes.size());
-    ASSERT_TRUE(interpreter->Invoke().ok());
+    const std::vector<uint8_t> out = QuantizeEveryByte(type, in_q, type, out_q);
+    ASSERT_EQ(out.size(), 256u);
     quant::xnn::RequantizeParams p;
     ASSERT_TRUE(quant::xnn::PrepareRequantize(in_q.scale[0], static_cast<int32_t>(in_q.zero_point[0]), out_q.scale[0],
                                               static_cast<int32_t>(out_q.zero_point[0]), &p));
-    const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
     for (int b = 0; b < 256; ++b) {
       const int32_t x = s8 ? static_cast<int8_t>(b) : b;
       const int32_t want = quant::xnn::Requantize(p, x, s8 ? -128 : 0, s8 ? 127 : 255);
@@ -145,19 +151,11 @@ TEST(Quantize, MixedEightBitRequantizeMatchesFixedPoint) {
     in_q.zero_point = {from_unsigned ? 128 : 0};
     out_q.scale = {0.0113f};
     out_q.zero_point = {from_unsigned ? -2 : 127};
-    SingleOp op(tflite::BuiltinOperator_QUANTIZE);
-    op.Input(in_type, {256}, in_q);
-    op.Output(out_type, {}, out_q);
-    auto interpreter = op.Build();
-    ASSERT_TRUE(interpreter);
-    std::vector<uint8_t> bytes(256);
-    for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
-    std::memcpy(interpreter->input(0)->data, bytes.data(), bytes.size());
-    ASSERT_TRUE(interpreter->Invoke().ok());
+    const std::vector<uint8_t> out = QuantizeEveryByte(in_type, in_q, out_type, out_q);
+    ASSERT_EQ(out.size(), 256u);
     int32_t multiplier = 0;
     int shift = 0;
     ASSERT_TRUE(quant::QuantizeMultiplier(static_cast<double>(in_q.scale[0]) / out_q.scale[0], &multiplier, &shift));
-    const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
     for (int b = 0; b < 256; ++b) {
       const int32_t x = from_unsigned ? b : static_cast<int8_t>(b);
       const int32_t want = reference::Requantize(x, static_cast<int32_t>(in_q.zero_point[0]), multiplier, shift,

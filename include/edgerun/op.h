@@ -82,6 +82,8 @@ class OpContext {
 
   Subgraph& subgraph() const { return *subgraph_; }
   Interpreter& interpreter() const;
+  // The interpreter's pool for splitting work; null when the node is too small to gain from
+  // threads (a few microseconds of work: handing it out would cost more), so run on the caller.
   ThreadPool* thread_pool() const;
 
  private:

@@ -1,6 +1,7 @@
 #include "edgerun/op.h"
 
 #include "core/subgraph.h"
+#include "core/thread_pool.h"
 #include "tflite_generated.h"
 
 namespace edgerun {
@@ -67,7 +68,11 @@ std::string OpContext::Location() const { return subgraph_->NodeLocation(node_in
 
 Interpreter& OpContext::interpreter() const { return *subgraph_->interpreter(); }
 
-ThreadPool* OpContext::thread_pool() const { return subgraph_->interpreter()->thread_pool(); }
+ThreadPool* OpContext::thread_pool() const {
+  ThreadPool* pool = subgraph_->interpreter()->thread_pool();
+  // A node too small to gain from threads runs on the calling thread alone (NodeThreads).
+  return pool != nullptr && pool->num_threads() > 1 && subgraph_->NodeThreads(node_index_) == 1 ? nullptr : pool;
+}
 
 const char* BuiltinOpName(int32_t code) {
   if (code >= tflite::BuiltinOperator_MIN && code <= tflite::BuiltinOperator_MAX) {

@@ -42,6 +42,11 @@ struct Node {
   // Every output is empty and sized before Invoke, and the op has no other effect: Invoke skips
   // it (set by AllocateTensors, see MarkNodesWithNothingToCompute).
   bool nothing_to_compute = false;
+  // Its estimated time on one thread (EstimateSerialNs, set after prepare; -1 when not known) and
+  // the parallel ops that time is spread over (a delegate node's: one per node it runs). A node
+  // too small to gain from threads runs on the calling thread alone (OpContext::thread_pool).
+  double serial_ns = -1;
+  int parallel_ops = 1;
 };
 
 class Subgraph {
@@ -88,6 +93,9 @@ class Subgraph {
 
   // "model.tflite: subgraph 0, op 12 (CONV_2D v3)"
   std::string NodeLocation(int node_index) const;
+  // How many threads the node's kernels use: 1 when it is too small to gain from more (see
+  // Node::serial_ns), else the interpreter's.
+  int NodeThreads(int node_index) const;
   std::string Location() const;  // "model.tflite: subgraph 0"
 
   // Used through OpContext.

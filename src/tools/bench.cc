@@ -338,7 +338,7 @@ json ProfileJson(const OpProfiler& p) {
     nodes.push_back({{"subgraph", n.subgraph}, {"node", n.node}, {"name", n.name}, {"type", OpProfiler::TypeOf(n.name)},
                      {"count", n.count}, {"total_ms", n.self_ms}, {"inclusive_ms", n.total_ms},
                      {"percent", 100.0 * n.self_ms / run_ms}, {"mean_us", n.count ? 1000.0 * n.self_ms / n.count : 0.0},
-                     {"ops_per_run", n.ops}});
+                     {"ops_per_run", n.ops}, {"threads", n.threads}});
   }
   return {{"runs", p.runs()}, {"op_types", types}, {"nodes", nodes}};
 }

@@ -15,69 +15,6 @@
 namespace edgerun::tools {
 namespace {
 
-int64_t Elements(Subgraph& sg, const std::vector<int>& indices, size_t position) {
-  if (position >= indices.size() || indices[position] < 0 ||
-      static_cast<size_t>(indices[position]) >= sg.num_tensors()) {
-    return -1;
-  }
-  return sg.tensor(indices[position])->num_elements();
-}
-
-int32_t Dim(Subgraph& sg, const std::vector<int>& indices, size_t position, int axis) {
-  if (position >= indices.size() || indices[position] < 0 ||
-      static_cast<size_t>(indices[position]) >= sg.num_tensors()) {
-    return 0;
-  }
-  const Shape& shape = sg.tensor(indices[position])->shape;
-  const int rank = static_cast<int>(shape.size());
-  if (axis < 0) axis += rank;
-  return axis >= 0 && axis < rank ? shape[axis] : 0;
-}
-
-// 2 x multiply-accumulates of one operator; 0 when unknown or not a MAC-heavy op.
-int64_t OperatorOps(Subgraph& sg, int32_t code, const std::vector<int>& in, const std::vector<int>& out,
-                    const tflite::Operator* op) {
-  const int64_t out_elems = Elements(sg, out, 0);
-  if (out_elems <= 0) return 0;
-  switch (code) {
-    case tflite::BuiltinOperator_CONV_2D:
-    case tflite::BuiltinOperator_FULLY_CONNECTED: {  // filter [out, ..., in]
-      const int64_t filter = Elements(sg, in, 1);
-      const int32_t outs = Dim(sg, in, 1, 0);
-      return filter > 0 && outs > 0 ? 2 * out_elems * (filter / outs) : 0;
-    }
-    case tflite::BuiltinOperator_DEPTHWISE_CONV_2D:  // filter [1, kh, kw, out]
-    case tflite::BuiltinOperator_CONV_3D: {          // filter [kd, kh, kw, in, out]
-      const int64_t filter = Elements(sg, in, 1);
-      const int32_t outs = Dim(sg, in, 1, -1);
-      return filter > 0 && outs > 0 ? 2 * out_elems * (filter / outs) : 0;
-    }
-    case tflite::BuiltinOperator_TRANSPOSE_CONV: {  // (output_shape, filter [out, kh, kw, in], input)
-      const int64_t filter = Elements(sg, in, 1);
-      const int32_t ins = Dim(sg, in, 1, -1);
-      const int64_t input = Elements(sg, in, 2);
-      return filter > 0 && ins > 0 && input > 0 ? 2 * input * (filter / ins) : 0;
-    }
-    case tflite::BuiltinOperator_BATCH_MATMUL: {
-      bool adj_x = false;
-      if (op && op->builtin_options_as_BatchMatMulOptions()) adj_x = op->builtin_options_as_BatchMatMulOptions()->adj_x();
-      const int32_t k = Dim(sg, in, 0, adj_x ? -2 : -1);
-      return 2 * out_elems * k;
-    }
-    case tflite::BuiltinOperator_LSTM:
-    case tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM: {
-      // Gate weights (inputs 1..8) and the projection (16), once per step and batch row.
-      const int32_t n_output = Dim(sg, out, 0, -1);
-      if (n_output <= 0) return 0;
-      int64_t weights = 0;
-      for (size_t i : {1, 2, 3, 4, 5, 6, 7, 8, 16}) weights += std::max<int64_t>(0, Elements(sg, in, i));
-      return 2 * (out_elems / n_output) * weights;
-    }
-    default:
-      return 0;
-  }
-}
-
 std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
@@ -87,17 +24,6 @@ std::string Fixed(double v, int digits) {
 std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 }  // namespace
-
-int64_t NodeOps(Subgraph& sg, int node_index) {
-  const Node& node = sg.nodes()[node_index];
-  if (!node.delegated_nodes.empty()) {  // a delegate's node: the work of the nodes it runs
-    int64_t total = 0;
-    for (int model_node : node.delegated_nodes) total += NodeOps(sg, model_node);
-    return total;
-  }
-  if (node.op == nullptr) return 0;
-  return OperatorOps(sg, node.builtin_code, node.inputs, node.outputs, node.op);
-}
 
 int64_t ModelOps(Interpreter& interpreter, int subgraph_index) {
   // From the file's operator list, so delegated partitions are counted too (tensor indices of
@@ -190,6 +116,7 @@ std::vector<OpProfiler::NodeStats> OpProfiler::Nodes() const {
     NodeStats n = s;
     if (Subgraph* sg = interpreter_->subgraph(s.subgraph); sg && s.node < static_cast<int>(sg->nodes().size())) {
       n.ops = NodeOps(*sg, s.node);
+      n.threads = sg->NodeThreads(s.node);
     }
     out.push_back(std::move(n));
   }
@@ -238,27 +165,27 @@ void OpProfiler::PrintSummary(std::ostream& out, size_t top) const {
       << "):\n";
   out << "  " << std::left << std::setw(10) << "sg:node" << std::right << std::setw(9) << "count" << std::setw(12)
       << "total ms" << std::setw(8) << "% run" << std::setw(11) << "mean us" << std::setw(9) << "GOP/s"
-      << "  op\n";
+      << std::setw(9) << "threads" << "  op\n";
   for (size_t i = 0; i < shown; ++i) {
     const NodeStats& n = nodes[i];
     out << "  " << std::left << std::setw(10) << StrCat(n.subgraph, ":", n.node) << std::right << std::setw(9)
         << n.count << std::setw(12) << Fixed(n.self_ms, 3) << std::setw(8) << percent(n.self_ms) << std::setw(11)
         << Fixed(n.count ? 1000.0 * n.self_ms / n.count : 0, 1) << std::setw(9) << rate(n.ops * n.count, n.self_ms)
-        << "  " << n.name << "\n";
+        << std::setw(9) << n.threads << "  " << n.name << "\n";
   }
 }
 
 Status OpProfiler::WriteCsv(const std::string& path) const {
   std::ofstream f(path);
   if (!f) return Status::Errorf(path, ": cannot write");
-  f << "subgraph,node,op_type,name,count,total_ms,self_ms,mean_us,percent_of_run,ops_per_run\n";
+  f << "subgraph,node,op_type,name,count,total_ms,self_ms,mean_us,percent_of_run,ops_per_run,threads\n";
   const double run_ms = run_ms_ > 0 ? run_ms_ : 1e-9;
   for (const NodeStats& n : Nodes()) {
     std::string name;  // CSV quoting: double the quotes, quote the field
     for (char c : n.name) name += c == '"' ? std::string("\"\"") : std::string(1, c);
     f << n.subgraph << "," << n.node << "," << TypeOf(n.name) << ",\"" << name << "\"," << n.count << ","
       << Fixed(n.total_ms, 6) << "," << Fixed(n.self_ms, 6) << "," << Fixed(n.count ? 1000.0 * n.self_ms / n.count : 0, 3)
-      << "," << Fixed(100.0 * n.self_ms / run_ms, 3) << "," << n.ops << "\n";
+      << "," << Fixed(100.0 * n.self_ms / run_ms, 3) << "," << n.ops << "," << n.threads << "\n";
   }
   f.close();
   if (!f) return Status::Errorf(path, ": write failed");

@@ -11,16 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/node_work.h"
 #include "edgerun/interpreter.h"
 #include "edgerun/status.h"
 
 namespace edgerun::tools {
 
-// Multiply-accumulate work of one node, counted as 2 operations per MAC (CONV_2D,
-// DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED, BATCH_MATMUL, LSTMs); other ops
-// count 0. Shapes must be known (after AllocateTensors). Used for GFLOP/s (GOP/s for
-// integer models).
-int64_t NodeOps(Subgraph& subgraph, int node_index);
+// NodeOps (core/node_work.h) counts the work of one node.
 // Sum over the operators of one subgraph as the file lists them (so delegated partitions count
 // too); control flow bodies are not followed.
 int64_t ModelOps(Interpreter& interpreter, int subgraph_index);
@@ -46,6 +43,7 @@ class OpProfiler : public Profiler {
     double total_ms = 0;     // inclusive
     double self_ms = 0;      // minus the nodes it ran inside it (WHILE/IF bodies)
     int64_t ops = 0;         // per run, see NodeOps
+    int threads = 1;         // threads its kernels use (1 for work too small to split)
   };
   struct TypeStats {
     std::string type;

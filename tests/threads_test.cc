@@ -1,0 +1,88 @@
+// Which nodes split their work over the interpreter's threads (Subgraph::NodeThreads,
+// core/node_work.h): an op of a few microseconds runs on the calling thread alone, since handing
+// it out would cost more than sharing it saves.
+#include <gtest/gtest.h>
+
+#include "core/node_work.h"
+#include "core/subgraph.h"
+#include "test_util.h"
+#include "tflite_generated.h"
+
+namespace edgerun {
+namespace {
+
+std::vector<uint8_t> UnaryOrBinaryModel(tflite::BuiltinOperator code, int inputs, const Shape& shape) {
+  testing::SingleOp op(code);
+  for (int i = 0; i < inputs; ++i) op.Input(TensorType::kFloat32, shape);
+  op.Output(TensorType::kFloat32);
+  return op.Bytes();
+}
+
+InterpreterOptions Threads(int n) {
+  InterpreterOptions options;
+  options.num_threads = n;
+  options.use_xnnpack = false;
+  return options;
+}
+
+TEST(Threads, AHandOffPaysOnlyForWorkLargerThanItCosts) {
+  EXPECT_FALSE(WorthSplitting(4000, 1, 2));  // saves 2 us, costs 2.5
+  EXPECT_TRUE(WorthSplitting(6000, 1, 2));
+  EXPECT_TRUE(WorthSplitting(4000, 1, 4));  // saves 3 us
+  EXPECT_FALSE(WorthSplitting(1e6, 1, 1));  // one thread: nothing to share
+  // A delegate's node hands out each of the operators it runs.
+  EXPECT_FALSE(WorthSplitting(50000, 40, 2));
+  EXPECT_TRUE(WorthSplitting(50000, 9, 2));
+}
+
+TEST(Threads, SmallNodesRunOnTheCallingThread) {
+  const auto small_add = UnaryOrBinaryModel(tflite::BuiltinOperator_ADD, 2, {1, 8, 8, 4});       // 768 values
+  const auto large_add = UnaryOrBinaryModel(tflite::BuiltinOperator_ADD, 2, {1, 128, 128, 32});  // 512 K
+  auto small = testing::Build(small_add, Threads(2));
+  auto large = testing::Build(large_add, Threads(2));
+  ASSERT_TRUE(small && large);
+  EXPECT_EQ(small->subgraph(0)->NodeThreads(0), 1);
+  EXPECT_EQ(large->subgraph(0)->NodeThreads(0), 2);
+  // Kernels see it as a null pool, which ParallelFor runs on the caller.
+  EXPECT_EQ(OpContext(small->subgraph(0), 0).thread_pool(), nullptr);
+  EXPECT_EQ(OpContext(large->subgraph(0), 0).thread_pool(), large->thread_pool());
+
+  // Re-judged when the shapes change.
+  ASSERT_TRUE(small->ResizeInputTensor(0, {1, 128, 128, 32}).ok());
+  ASSERT_TRUE(small->ResizeInputTensor(1, {1, 128, 128, 32}).ok());
+  ASSERT_TRUE(small->AllocateTensors().ok());
+  EXPECT_EQ(small->subgraph(0)->NodeThreads(0), 2);
+
+  // One thread: the pool of one is what kernels get, as before.
+  auto single = testing::Build(small_add, Threads(1));
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->subgraph(0)->NodeThreads(0), 1);
+  EXPECT_EQ(OpContext(single->subgraph(0), 0).thread_pool(), single->thread_pool());
+}
+
+TEST(Threads, OpsWithoutACostModelKeepThePool) {
+  // TANH's time per value depends on the kernel and the type; it is not judged small.
+  auto tanh = testing::Build(UnaryOrBinaryModel(tflite::BuiltinOperator_TANH, 1, {1, 4}), Threads(2));
+  ASSERT_TRUE(tanh);
+  EXPECT_LT(EstimateSerialNs(*tanh->subgraph(0), 0), 0);
+  EXPECT_EQ(tanh->subgraph(0)->NodeThreads(0), 2);
+}
+
+TEST(Threads, SmallAndLargeNodesGiveTheSameResultsOnAnyThreadCount) {
+  for (const Shape& shape : {Shape{1, 8, 8, 4}, Shape{1, 128, 128, 32}}) {
+    const auto bytes = UnaryOrBinaryModel(tflite::BuiltinOperator_ADD, 2, shape);
+    auto one = testing::Build(bytes, Threads(1));
+    auto two = testing::Build(bytes, Threads(2));
+    ASSERT_TRUE(one && two);
+    const size_t n = static_cast<size_t>(NumElements(shape));
+    for (Interpreter* interpreter : {one.get(), two.get()}) {
+      testing::SetInput<float>(*interpreter, 0, testing::RandomFloats(n, 1));
+      testing::SetInput<float>(*interpreter, 1, testing::RandomFloats(n, 2));
+      ASSERT_TRUE(interpreter->Invoke().ok());
+    }
+    EXPECT_EQ(testing::GetOutput<float>(*one, 0), testing::GetOutput<float>(*two, 0));
+  }
+}
+
+}  // namespace
+}  // namespace edgerun

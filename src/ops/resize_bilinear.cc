@@ -45,7 +45,7 @@ void EvalXnnpack(const OpContext& ctx, const ResizeBilinearState& state, const T
   T* out_data = output->data_as<T>();
   optimized::ParallelFor(ctx.thread_pool(), in[0] * out_h, [&](int64_t row) {
     const int64_t b = row / out_h, y = row % out_h;
-    quant::xnn::ResizeBilinear8Row<T>(in_data + b * in_image, in[2], in[3], state.ys[static_cast<size_t>(y)],
+    optimized::ResizeBilinear8Row<T>(in_data + b * in_image, in[2], in[3], state.ys[static_cast<size_t>(y)],
                                       state.xs, out_data + row * out_row);
   });
 }

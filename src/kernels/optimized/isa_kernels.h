@@ -111,6 +111,12 @@ struct AddI8Args {
 };
 using AddI8Fn = void (*)(const void* a, const void* b, int64_t n, const AddI8Args& p, void* out);
 
+// ---- RESIZE_BILINEAR of 8-bit values with XNNPACK's 11-bit weights, bit-exact with
+// quant::xnn::ResizeBilinear8Row: one output row of out_w pixels from the input rows `top` and
+// `bottom` ([in_w][channels]); x_taps holds (lo, hi, weight) per output pixel.
+using ResizeRow8Fn = void (*)(const void* top, const void* bottom, int32_t channels, int32_t wy,
+                              const int32_t* x_taps, int32_t out_w, void* out);
+
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
@@ -142,6 +148,8 @@ struct IsaKernels {
   RequantizeFn requantize_float = nullptr;
   DotRowsF32Fn dot_rows_f32 = nullptr;
   DotRowsI8Fn dot_rows_i8 = nullptr;
+  ResizeRow8Fn resize_row_u8 = nullptr;
+  ResizeRow8Fn resize_row_i8 = nullptr;
 };
 
 const IsaKernels& KernelsFor(Isa isa);

@@ -79,6 +79,15 @@ struct Avx2 {
     }
   }
   static I AddI(I a, I b) { return _mm256_add_epi32(a, b); }
+  static I SubI(I a, I b) { return _mm256_sub_epi32(a, b); }
+  template <int kBits>
+  static I ShiftLeftI(I v) {
+    return _mm256_slli_epi32(v, kBits);
+  }
+  template <int kBits>
+  static I ShiftRightI(I v) {  // arithmetic
+    return _mm256_srai_epi32(v, kBits);
+  }
   static I MulLoI(I a, I b) { return _mm256_mullo_epi32(a, b); }
   static I DotPairs(I c, I a, I b) { return _mm256_add_epi32(c, _mm256_madd_epi16(a, b)); }
   static I LoadWidenU8(const uint8_t* p) {

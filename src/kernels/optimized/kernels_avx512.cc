@@ -52,6 +52,15 @@ struct Avx512 {
   static I LoadIn(const int32_t* p, int n) { return _mm512_maskz_loadu_epi32(Mask(n), p); }
   static void StoreIn(int32_t* p, I v, int n) { _mm512_mask_storeu_epi32(p, Mask(n), v); }
   static I AddI(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I SubI(I a, I b) { return _mm512_sub_epi32(a, b); }
+  template <int kBits>
+  static I ShiftLeftI(I v) {
+    return _mm512_slli_epi32(v, kBits);
+  }
+  template <int kBits>
+  static I ShiftRightI(I v) {  // arithmetic
+    return _mm512_srai_epi32(v, kBits);
+  }
   static I MulLoI(I a, I b) { return _mm512_mullo_epi32(a, b); }
   static I DotPairs(I c, I a, I b) {
     if constexpr (kVnni) {

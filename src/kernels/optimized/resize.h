@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "kernels/optimized/conv.h"
+#include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/resize.h"
+#include "quant/xnnpack_compat.h"
 
 namespace edgerun::optimized {
 
@@ -136,6 +138,24 @@ void ResizeBilinearInteger(ThreadPool* pool, const reference::ResizeParams& p, c
       }
     }
   });
+}
+
+// One output row of XNNPACK's 8-bit bilinear resize (quant::xnn::ResizeBilinear8Row) on the
+// CPU's vector unit. Built without one, the compiler sees only SSE2, which has no 32-bit
+// multiply: the scalar row took 4.7 ms for DeepLab's [1,65,65,21] -> [1,513,513,21].
+template <class T>
+void ResizeBilinear8Row(const T* input, int32_t in_w, int32_t channels, const quant::xnn::BilinearTap& y,
+                        const std::vector<quant::xnn::BilinearTap>& xs, T* output) {
+  static_assert(sizeof(quant::xnn::BilinearTap) == 3 * sizeof(int32_t), "taps are read as (lo, hi, weight)");
+  const IsaKernels& kernels = ActiveKernels();
+  const ResizeRow8Fn row = std::is_same_v<T, uint8_t> ? kernels.resize_row_u8 : kernels.resize_row_i8;
+  if (row == nullptr) {
+    quant::xnn::ResizeBilinear8Row(input, in_w, channels, y, xs, output);
+    return;
+  }
+  const int64_t row_size = static_cast<int64_t>(in_w) * channels;
+  row(input + y.lo * row_size, input + y.hi * row_size, channels, y.weight,
+      reinterpret_cast<const int32_t*>(xs.data()), static_cast<int32_t>(xs.size()), output);
 }
 
 }  // namespace edgerun::optimized

@@ -1,21 +1,53 @@
 // Optimized ARG_MAX / ARG_MIN: the same indices as reference::ArgMinMax (a later element must win
 // strictly, so ties keep the smallest index and a NaN never wins), with the outputs split over the
-// pool. The last axis (inner == 1, as in segmentation heads: DeepLab's [1, 513, 513, 21]) scans
-// each row with a branch-free running best; other axes update a block of columns side by side, a
-// loop the compiler vectorizes.
+// pool. The last axis (inner == 1, as in segmentation heads: DeepLab's [1, 513, 513, 21]) runs on
+// the ISA kernel for 8-bit values compared by value, else scans each row with a branch-free
+// running best; other axes update a block of columns side by side, a loop the compiler
+// vectorizes.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <type_traits>
 
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/isa_kernels.h"
 
 namespace edgerun::optimized {
+
+// The ISA kernel for 8-bit rows compared by value (ArgMinMax8Fn), or null.
+template <class T, class Better>
+ArgMinMax8Fn ByteArgMinMaxKernel() {
+  constexpr bool kByOrder = std::is_same_v<Better, std::greater<T>> || std::is_same_v<Better, std::less<T>>;
+  if constexpr (kByOrder && std::is_same_v<T, uint8_t>) return ActiveKernels().arg_min_max_u8;
+  if constexpr (kByOrder && std::is_same_v<T, int8_t>) return ActiveKernels().arg_min_max_i8;
+  return nullptr;
+}
 
 template <class T, class Index, class Better>
 void ArgMinMax(ThreadPool* pool, const T* in, int64_t outer, int64_t axis_size, int64_t inner, Index* out,
                Better better) {
   constexpr int64_t kElementsPerTask = 1 << 15;
+  if (inner == 1 && axis_size <= INT32_MAX) {
+    if (const ArgMinMax8Fn rows_kernel = ByteArgMinMaxKernel<T, Better>()) {
+      // 8-bit segmentation heads (DeepLab uint8: [1, 513, 513, 21]) on the vector unit: 2.3 ->
+      // ~0.6 ms. Indices come back as int32 (axis sizes are dimensions) and are widened for int64.
+      constexpr int64_t kRows = 256;
+      const bool is_max = std::is_same_v<Better, std::greater<T>>;
+      const T* end = in + outer * axis_size;
+      ParallelFor(pool, (outer + kRows - 1) / kRows, [&](int64_t task) {
+        const int64_t o = task * kRows, rows = std::min(kRows, outer - o);
+        int32_t indices[kRows];
+        int32_t* dst = std::is_same_v<Index, int32_t> ? reinterpret_cast<int32_t*>(out + o) : indices;
+        rows_kernel(in + o * axis_size, rows, static_cast<int32_t>(axis_size), is_max, end, dst);
+        if (!std::is_same_v<Index, int32_t>) {
+          for (int64_t r = 0; r < rows; ++r) out[o + r] = static_cast<Index>(indices[r]);
+        }
+      });
+      return;
+    }
+  }
   if (inner == 1) {
     // Each row's running best is a chain of dependent compares; kRows rows side by side give the
     // CPU independent chains to overlap (about 5x faster than one row at a time on short axes).

@@ -117,6 +117,12 @@ using AddI8Fn = void (*)(const void* a, const void* b, int64_t n, const AddI8Arg
 using ResizeRow8Fn = void (*)(const void* top, const void* bottom, int32_t channels, int32_t wy,
                               const int32_t* x_taps, int32_t out_w, void* out);
 
+// ---- ARG_MAX / ARG_MIN of 8-bit rows along their last axis: out[r] is the first index of the
+// largest (is_max) or smallest value of row r (rows `axis_size` bytes apart, `count` of them).
+// Loads may read past a row, never past input_end.
+using ArgMinMax8Fn = void (*)(const void* rows, int64_t count, int32_t axis_size, bool is_max,
+                              const void* input_end, int32_t* out);
+
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
@@ -150,6 +156,8 @@ struct IsaKernels {
   DotRowsI8Fn dot_rows_i8 = nullptr;
   ResizeRow8Fn resize_row_u8 = nullptr;
   ResizeRow8Fn resize_row_i8 = nullptr;
+  ArgMinMax8Fn arg_min_max_u8 = nullptr;
+  ArgMinMax8Fn arg_min_max_i8 = nullptr;
 };
 
 const IsaKernels& KernelsFor(Isa isa);

@@ -594,6 +594,14 @@ TEST(QuantizedBinary, SmallBroadcastOperandByTableMatchesTheArithmetic) {
         // The small operand first.
         EXPECT_EQ(RunBinary(code, type, row, channels, image, pixels, options),
                   RunBinary(code, type, image, tiled, image, pixels, options));
+        // A small operand that does not repeat as one block along the output (one value per
+        // image row of [1,2,800,3]): the table through the broadcast walk.
+        const Shape two_rows = {1, 2, 800, 3}, per_row_shape = {1, 2, 1, 1};
+        const std::vector<uint8_t> per_row = {91, 240};
+        std::vector<uint8_t> tiled_rows(pixels.size());
+        for (size_t i = 0; i < tiled_rows.size(); ++i) tiled_rows[i] = per_row[i / (800 * 3)];
+        EXPECT_EQ(RunBinary(code, type, two_rows, pixels, per_row_shape, per_row, options),
+                  RunBinary(code, type, two_rows, pixels, two_rows, tiled_rows, options));
       }
     }
   }

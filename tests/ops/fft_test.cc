@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <complex>
+#include <random>
 
 #include "test_util.h"
 
@@ -149,6 +150,37 @@ TEST(Complex, AbsRealImag) {
   SetInput<std::complex<double>>(*interpreter, 0, {std::complex<double>(5, 12)});
   ASSERT_TRUE(interpreter->Invoke().ok());
   EXPECT_EQ(GetOutput<double>(*interpreter, 0), (std::vector<double>{13}));
+
+  // complex64 magnitudes exactly as std::abs gives them (glibc's hypotf), on random values of
+  // every scale, infinities and NaNs.
+  std::mt19937 rng(7);
+  std::vector<C> many;
+  for (int i = 0; i < 20000; ++i) {
+    const float scale = std::ldexp(1.0f, static_cast<int>(rng() % 250) - 125);
+    auto value = [&] { return (static_cast<float>(rng() % 2000001) / 1e6f - 1.0f) * scale; };
+    many.emplace_back(value(), value());
+  }
+  const float inf = INFINITY, nan = NAN;
+  for (C special : {C(inf, nan), C(nan, -inf), C(nan, 1), C(1, nan), C(-inf, 3), C(0, -0.0f), C(3.4e38f, 3.4e38f),
+                    C(1e-45f, 1e-45f)}) {
+    many.push_back(special);
+  }
+  SingleOp abs_op(tflite::BuiltinOperator_COMPLEX_ABS);
+  abs_op.Input(TensorType::kComplex64, {static_cast<int32_t>(many.size())});
+  abs_op.Output(TensorType::kFloat32);
+  auto abs_interpreter = abs_op.Build();
+  ASSERT_TRUE(abs_interpreter);
+  SetInput(*abs_interpreter, 0, many);
+  ASSERT_TRUE(abs_interpreter->Invoke().ok());
+  const std::vector<float> got = GetOutput<float>(*abs_interpreter, 0);
+  for (size_t i = 0; i < many.size(); ++i) {
+    const float want = std::abs(many[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i])) << i;
+    } else {
+      ASSERT_EQ(got[i], want) << many[i];
+    }
+  }
 
   SingleOp bad(tflite::BuiltinOperator_REAL);
   bad.Input(TensorType::kComplex64, {1});

@@ -78,14 +78,21 @@ inline void RealFftRows(ThreadPool* pool, const float* in, int64_t rows, int64_t
       // With A = Z[k], B = conj(Z[half - k]): the even samples' transform is (A + B) / 2, the odd
       // samples' is (A - B) / 2i, and X[k] = even + e^{-2 pi i k / n} odd.
       std::complex<float>* y = out + r * out_cols;
+      // In plain doubles: std::complex temporaries went through the stack as two 8-byte stores
+      // read back as one 16-byte load, a store-forwarding stall on every output (most of YAMNet's
+      // RFFT2D).
+      const double* zv = reinterpret_cast<const double*>(z.data());
       for (int64_t k = 0; k <= half; ++k) {
-        const std::complex<double> a = z[k % half];
-        const std::complex<double> b = std::conj(z[(half - k) % half]);
-        const std::complex<double> even = 0.5 * (a + b);
-        const std::complex<double> d = a - b;
-        const std::complex<double> odd(0.5 * d.imag(), -0.5 * d.real());  // d / 2i
-        const std::complex<double> v = even + unpack[k] * odd;
-        y[k] = std::complex<float>(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+        const int64_t ka = k == half ? 0 : k, kb = k == 0 ? 0 : half - k;  // k % half, (half - k) % half
+        const double ar = zv[2 * ka], ai = zv[2 * ka + 1];
+        const double br = zv[2 * kb], bi = -zv[2 * kb + 1];
+        const double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
+        const double dr = ar - br, di = ai - bi;
+        const double odd_r = 0.5 * di, odd_i = -0.5 * dr;  // d / 2i
+        const double wr = unpack[k].real(), wi = unpack[k].imag();
+        const double re = er + (wr * odd_r - wi * odd_i);
+        const double im = ei + (wr * odd_i + wi * odd_r);
+        y[k] = std::complex<float>(static_cast<float>(re), static_cast<float>(im));
       }
     }
   });

@@ -12,11 +12,11 @@ namespace {
 using testing::GetOutput;
 using testing::SetInput;
 
-std::vector<uint8_t> Options(bool regular, int num_classes = 2) {
+std::vector<uint8_t> Options(bool regular, int num_classes = 2, int classes_per_detection = 1) {
   flexbuffers::Builder fbb;
   fbb.Map([&] {
     fbb.Int("max_detections", 3);
-    fbb.Int("max_classes_per_detection", 1);
+    fbb.Int("max_classes_per_detection", classes_per_detection);
     fbb.Int("detections_per_class", 3);
     fbb.Bool("use_regular_nms", regular);
     fbb.Float("nms_score_threshold", 0.0f);
@@ -54,6 +54,25 @@ TEST(DetectionPostProcess, FastNmsKeepsTheBestClassPerAnchor) {
   EXPECT_EQ(GetOutput<float>(*interpreter, 1), (std::vector<float>{0, 1, 0}));
   EXPECT_EQ(GetOutput<float>(*interpreter, 2), (std::vector<float>{0.9f, 0.7f, 0}));
   EXPECT_EQ(GetOutput<float>(*interpreter, 3), (std::vector<float>{2}));
+}
+
+TEST(DetectionPostProcess, FastNmsWritesTheTopClassesOfEachKeptAnchor) {
+  // Three classes, two per detection: a row per (kept anchor, class), best class first.
+  const std::vector<float> anchors = {0.5f, 0.5f, 0.2f, 0.2f, 0.51f, 0.51f, 0.2f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f};
+  auto interpreter = testing::Build(testing::DetectionPostProcessModel(Options(false, 3, 2), 3, 4, anchors));
+  ASSERT_TRUE(interpreter);
+  SetInput<float>(*interpreter, 0, std::vector<float>(12, 0.0f));
+  // columns: background, classes 0, 1, 2. Anchor 1 overlaps anchor 0 and is suppressed.
+  SetInput<float>(*interpreter, 1, {0, 0.9f, 0.1f, 0.5f, 0, 0.8f, 0.3f, 0.2f, 0, 0.2f, 0.7f, 0.6f});
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, 6, 4}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 1), (std::vector<float>{0, 2, 1, 2, 0, 0}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 2), (std::vector<float>{0.9f, 0.5f, 0.7f, 0.6f, 0, 0}));
+  EXPECT_EQ(GetOutput<float>(*interpreter, 3), (std::vector<float>{2}));
+  EXPECT_TRUE(testing::AllNear(GetOutput<float>(*interpreter, 0),
+                               {0.4f, 0.4f, 0.6f, 0.6f, 0.4f, 0.4f, 0.6f, 0.6f, 0.05f, 0.05f, 0.15f, 0.15f,
+                                0.05f, 0.05f, 0.15f, 0.15f, 0, 0, 0, 0, 0, 0, 0, 0},
+                               1e-6f));
 }
 
 TEST(DetectionPostProcess, RegularNmsWorksPerClass) {

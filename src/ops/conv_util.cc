@@ -259,22 +259,5 @@ void QuantizeRows(const float* input, int64_t rows, int64_t row_size, bool asymm
   }
 }
 
-float ApplyFloatActivation(Activation act, float v) {
-  switch (act) {
-    case Activation::kNone:
-      return v;
-    case Activation::kRelu:
-      return std::max(v, 0.0f);
-    case Activation::kReluN1To1:
-      return std::min(std::max(v, -1.0f), 1.0f);
-    case Activation::kRelu6:
-      return std::min(std::max(v, 0.0f), 6.0f);
-    case Activation::kTanh:
-      return std::tanh(v);
-    case Activation::kSignBit:
-      return std::signbit(v) ? 1.0f : 0.0f;
-  }
-  return v;
-}
 
 }  // namespace edgerun::ops

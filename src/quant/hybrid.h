@@ -18,6 +18,17 @@ inline int32_t FloatToInt32(float v) {
   return static_cast<int32_t>(v);
 }
 
+// FloatToInt32(std::round(v)) (half away from zero) without a call to roundf, which this
+// library's SSE2 code cannot inline (ToyCar hybrid spent 40% of its run quantizing inputs):
+// truncate, then step away from zero when the remainder (exact below 2^24; 0 above, where floats
+// are integers) is at least a half.
+inline int32_t RoundToInt32(float v) {
+  if (!(v >= -2147483648.0f && v < 2147483648.0f)) return INT32_MIN;
+  const int32_t t = static_cast<int32_t>(v);
+  const float remainder = v - static_cast<float>(t);
+  return t + static_cast<int32_t>(remainder >= 0.5f) - static_cast<int32_t>(remainder <= -0.5f);
+}
+
 // q = round(x * 127 / max|x|) in [-127, 127]; scale = max|x| / 127 (1 for an all-zero row).
 inline void SymmetricQuantizeFloats(const float* values, int64_t n, int8_t* quantized, float* scale) {
   if (n <= 0) {
@@ -35,7 +46,7 @@ inline void SymmetricQuantizeFloats(const float* values, int64_t n, int8_t* quan
   *scale = range / kScale;
   const float inverse = kScale / range;
   for (int64_t i = 0; i < n; ++i) {
-    const int32_t q = FloatToInt32(std::round(values[i] * inverse));
+    const int32_t q = RoundToInt32(values[i] * inverse);
     quantized[i] = static_cast<int8_t>(std::clamp(q, -kScale, kScale));
   }
 }
@@ -78,7 +89,7 @@ inline void AsymmetricQuantizeFloats(const float* values, int64_t n, int8_t* qua
   *zero_point = nudged;
   const float inverse = 1.0f / *scale;
   for (int64_t i = 0; i < n; ++i) {
-    const int32_t q = FloatToInt32(std::round(static_cast<float>(nudged) + values[i] * inverse));
+    const int32_t q = RoundToInt32(static_cast<float>(nudged) + values[i] * inverse);
     quantized[i] = static_cast<int8_t>(std::clamp(q, kMin, kMax));
   }
 }

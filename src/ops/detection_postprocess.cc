@@ -274,9 +274,12 @@ Status Eval(OpContext& ctx) {
     const float* row = scores + int64_t{b} * with_background + offset;
     for (int k = 0; k < p.max_classes_per_detection; ++k) {
       // Rows of a box beyond its available classes stay zero, as slots in TFLite's layout.
-      const int c = k < per_anchor ? top_classes[static_cast<size_t>(b) * per_anchor + k] : 0;
-      if (k < per_anchor) detections.push_back({b, c, row[c]});
-      else detections.push_back({b, 0, 0.0f});
+      if (k < per_anchor) {
+        const int c = top_classes[static_cast<size_t>(b) * per_anchor + k];
+        detections.push_back({b, c, row[c]});
+      } else {
+        detections.push_back({b, 0, 0.0f});
+      }
     }
     ++kept;
   }

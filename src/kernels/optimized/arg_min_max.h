@@ -38,10 +38,11 @@ void ArgMinMax(ThreadPool* pool, const T* in, int64_t outer, int64_t axis_size, 
       const T* end = in + outer * axis_size;
       ParallelFor(pool, (outer + kRows - 1) / kRows, [&](int64_t task) {
         const int64_t o = task * kRows, rows = std::min(kRows, outer - o);
-        int32_t indices[kRows];
-        int32_t* dst = std::is_same_v<Index, int32_t> ? reinterpret_cast<int32_t*>(out + o) : indices;
-        rows_kernel(in + o * axis_size, rows, static_cast<int32_t>(axis_size), is_max, end, dst);
-        if (!std::is_same_v<Index, int32_t>) {
+        if constexpr (std::is_same_v<Index, int32_t>) {
+          rows_kernel(in + o * axis_size, rows, static_cast<int32_t>(axis_size), is_max, end, out + o);
+        } else {
+          int32_t indices[kRows];
+          rows_kernel(in + o * axis_size, rows, static_cast<int32_t>(axis_size), is_max, end, indices);
           for (int64_t r = 0; r < rows; ++r) out[o + r] = static_cast<Index>(indices[r]);
         }
       });

@@ -50,6 +50,54 @@ TEST(Model, ReadsMisalignedInt64Vectors) {
   EXPECT_TRUE(ReadInt64Vector(nullptr).empty());
 }
 
+TEST(Model, ViewsAlignedQuantizationValuesAndCopiesMisalignedOnes) {
+  const uint32_t size = 2;
+  const int64_t values[2] = {-3, int64_t{1} << 40};
+  alignas(8) uint8_t aligned[8 + sizeof(values)] = {};
+  std::memcpy(aligned + 4, &size, 4);
+  std::memcpy(aligned + 8, values, sizeof(values));
+  alignas(8) uint8_t misaligned[4 + sizeof(values)] = {};
+  std::memcpy(misaligned, &size, 4);
+  std::memcpy(misaligned + 4, values, sizeof(values));
+  const QuantValues<int64_t> view = ViewOrCopy(reinterpret_cast<const flatbuffers::Vector<int64_t>*>(aligned + 4));
+  EXPECT_TRUE(view.is_view());
+  EXPECT_EQ(static_cast<const void*>(view.data()), static_cast<const void*>(aligned + 8));
+  const QuantValues<int64_t> copy = ViewOrCopy(reinterpret_cast<const flatbuffers::Vector<int64_t>*>(misaligned));
+  EXPECT_FALSE(copy.is_view());
+  EXPECT_EQ(view, copy);
+  EXPECT_EQ(copy.ToVector(), std::vector<int64_t>(values, values + 2));
+  EXPECT_TRUE(ViewOrCopy<int64_t>(nullptr).empty());
+}
+
+TEST(Model, QuantValuesCopyOnWrite) {
+  const float file[3] = {0.5f, 0.25f, 0.125f};
+  QuantValues<float> a = QuantValues<float>::View(file, 3);
+  QuantValues<float> b = a;  // still the file's bytes
+  EXPECT_TRUE(b.is_view());
+  EXPECT_EQ(b.data(), file);
+  b.set(1, 9.0f);  // a tensor of its own now; the file and the other tensor keep theirs
+  EXPECT_FALSE(b.is_view());
+  EXPECT_EQ(file[1], 0.25f);
+  EXPECT_EQ(a[1], 0.25f);
+  EXPECT_EQ(b.ToVector(), (std::vector<float>{0.5f, 9.0f, 0.125f}));
+  b.push_back(1.0f);
+  EXPECT_EQ(b.size(), 4u);
+  a.assign(a.begin() + 1, a.end());  // from its own values
+  EXPECT_EQ(a.ToVector(), (std::vector<float>{0.25f, 0.125f}));
+  QuantValues<float> owned = std::vector<float>{1, 2};
+  QuantValues<float> owned_copy = owned;
+  owned.set(0, 5);
+  EXPECT_EQ(owned_copy[0], 1.0f);  // copies of owned values are independent
+  QuantValues<float> moved = std::move(owned);
+  EXPECT_EQ(moved.ToVector(), (std::vector<float>{5, 2}));
+  EXPECT_TRUE(owned.empty());  // NOLINT(bugprone-use-after-move): a moved-from value is empty
+  moved = QuantValues<float>::View(file, 2);
+  EXPECT_TRUE(moved.is_view());
+  moved.clear();
+  EXPECT_TRUE(moved.empty());
+  EXPECT_FALSE(moved.is_view());
+}
+
 TEST(Model, LoadsFromBufferAndReadsFields) {
   const auto bytes = AddModel();
   auto model = Model::FromBufferCopy(bytes.data(), bytes.size(), "add.tflite");

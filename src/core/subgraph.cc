@@ -73,10 +73,8 @@ Status Subgraph::Build(const Model& model, const OpResolver& resolver) {
       tensor.shape_signature.assign(src.shape_signature()->begin(), src.shape_signature()->end());
     }
     if (const auto* q = src.quantization()) {
-      if (q->scale()) tensor.quantization.scale.assign(q->scale()->begin(), q->scale()->end());
-      if (q->zero_point()) {
-        tensor.quantization.zero_point = ReadInt64Vector(q->zero_point());
-      }
+      if (q->scale()) tensor.quantization.scale = ViewOrCopy(q->scale());
+      if (q->zero_point()) tensor.quantization.zero_point = ViewOrCopy(q->zero_point());
       if (!tensor.quantization.scale.empty() && tensor.quantization.zero_point.empty()) {
         tensor.quantization.zero_point.assign(tensor.quantization.scale.size(), 0);
       }

@@ -7,6 +7,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "edgerun/tensor.h"
+
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -21,6 +23,20 @@ inline std::vector<int64_t> ReadInt64Vector(const flatbuffers::Vector<int64_t>* 
   out.resize(v->size());
   std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
   return out;
+}
+
+// The values of a verified vector as QuantValues: a view of the file's bytes when they are
+// aligned for T (what the converter writes), a copy otherwise (see above).
+template <class T>
+QuantValues<T> ViewOrCopy(const flatbuffers::Vector<T>* v) {
+  if (v == nullptr || v->size() == 0) return {};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(v->Data());
+  if (reinterpret_cast<uintptr_t>(bytes) % alignof(T) == 0) {
+    return QuantValues<T>::View(reinterpret_cast<const T*>(bytes), v->size());
+  }
+  std::vector<T> copy(v->size());
+  std::memcpy(copy.data(), bytes, copy.size() * sizeof(T));
+  return copy;
 }
 
 }  // namespace edgerun

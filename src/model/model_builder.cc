@@ -117,8 +117,8 @@ std::vector<uint8_t> ModelBuilder::Finish() {
     for (auto& t : sg.tensors) {
       flatbuffers::Offset<tflite::QuantizationParameters> q = 0;
       if (!t.quantization.empty()) {
-        q = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(t.quantization.scale),
-                                                 fbb.CreateVector(t.quantization.zero_point),
+        q = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(t.quantization.scale.data(), t.quantization.scale.size()),
+                                                 fbb.CreateVector(t.quantization.zero_point.data(), t.quantization.zero_point.size()),
                                                  tflite::QuantizationDetails_NONE, 0,
                                                  t.quantization.quantized_dimension);
       }

@@ -116,7 +116,7 @@ Status GraphBuilder::Check(xnn_status status, const char* what) const {
 }
 
 Result<uint32_t> GraphBuilder::Define(int tensor, xnn_datatype type, const void* data,
-                                      const std::vector<float>* channel_scales, int channel_dim, float scale,
+                                      const QuantValues<float>* channel_scales, int channel_dim, float scale,
                                       int32_t zero_point, const Shape& dims) {
   if (dims.size() > XNN_MAX_TENSOR_DIMS) {
     return Status::Unsupported(StrCat("rank ", dims.size(), " is over XNNPACK's ", XNN_MAX_TENSOR_DIMS));
@@ -251,14 +251,15 @@ Result<uint32_t> GraphBuilder::Bias(int tensor, int input, int filter) {
   }
   const Tensor* in = graph_.tensor(input);
   const Tensor* f = graph_.tensor(filter);
-  const std::vector<float>& filter_scales = f->quantization.scale;
+  const QuantValues<float>& filter_scales = f->quantization.scale;
   if (filter_scales.size() > 1) {
     if (t->num_elements() != static_cast<int64_t>(filter_scales.size())) {
       return Status::Unsupported(StrCat("bias '", t->name, "' does not have one value per channel"));
     }
     std::vector<float> scales(filter_scales.size());
     for (size_t c = 0; c < scales.size(); ++c) scales[c] = in->scale() * filter_scales[c];
-    return Define(tensor, xnn_datatype_qcint32, t->data, &scales, 0, 0, 0, t->shape);
+    const QuantValues<float> bias_scales(std::move(scales));
+    return Define(tensor, xnn_datatype_qcint32, t->data, &bias_scales, 0, 0, 0, t->shape);
   }
   return Define(tensor, xnn_datatype_qint32, t->data, nullptr, 0, in->scale() * f->scale(), 0, t->shape);
 }

@@ -66,7 +66,7 @@ class GraphBuilder {
   Status Check(xnn_status status, const char* what) const;
 
  private:
-  Result<uint32_t> Define(int tensor, xnn_datatype type, const void* data, const std::vector<float>* channel_scales,
+  Result<uint32_t> Define(int tensor, xnn_datatype type, const void* data, const QuantValues<float>* channel_scales,
                           int channel_dim, float scale, int32_t zero_point, const Shape& dims);
 
   Subgraph& graph_;

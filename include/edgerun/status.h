@@ -2,20 +2,57 @@
 // in the library throws across its API or aborts on bad input.
 #pragma once
 
+#include <charconv>
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace edgerun {
 
+namespace detail {
+
+// One piece of StrCat, written as an ostream would write it. Strings, characters, integers and
+// floating-point numbers are appended directly: a std::ostringstream costs a locale copy each, and
+// labels are built on paths that succeed too (building an interpreter made hundreds of them).
+template <class T>
+void AppendPiece(std::string& out, const T& value) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_array_v<T> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>) {
+    out.append(std::string_view(value));  // a literal or char array: up to its terminator
+  } else if constexpr (std::is_same_v<D, const char*> || std::is_same_v<D, char*>) {
+    if (value != nullptr) out.append(value);  // an ostream writes nothing for null
+  } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    out.append(std::string_view(value));
+  } else if constexpr (std::is_same_v<D, char>) {
+    out.push_back(value);
+  } else if constexpr (std::is_integral_v<D> && !std::is_same_v<D, bool> && !std::is_same_v<D, signed char> &&
+                       !std::is_same_v<D, unsigned char> && sizeof(D) >= sizeof(short)) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
+    out.append(digits, end);
+  } else if constexpr (std::is_same_v<D, float> || std::is_same_v<D, double>) {
+    char digits[32];  // an ostream's default: %g with 6 significant digits
+    const int n = std::snprintf(digits, sizeof(digits), "%g", static_cast<double>(value));
+    if (n > 0) out.append(digits, static_cast<size_t>(n) < sizeof(digits) ? static_cast<size_t>(n) : sizeof(digits) - 1);
+  } else {
+    std::ostringstream stream;
+    stream << value;
+    out += stream.str();
+  }
+}
+
+}  // namespace detail
+
 // Concatenates anything that can be written to an ostream: StrCat("op ", 3, ": ", name).
 template <class... Args>
 std::string StrCat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
+  std::string out;
+  (detail::AppendPiece(out, args), ...);
+  return out;
 }
 
 enum class StatusCode {

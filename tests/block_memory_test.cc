@@ -5,9 +5,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/block_memory.h"
 #include "edgerun/tensor.h"
@@ -50,6 +53,71 @@ TEST(BlockMemory, EverySizeIsAlignedWritableAndFreed) {
   }
   FreeBlock(nullptr, 0);
   FreeBlock(nullptr, size_t{8} << 20);
+}
+
+// Blocks from 64 KiB up to 2 MiB share huge-page chunks: they do not overlap, a freed range is
+// used again (zeroed, as a fresh mapping is), and a chunk goes when its last block does.
+TEST(BlockMemory, MidSizeBlocksShareChunksThatGoWhenEmpty) {
+  if (!MappedBlocksEnabled()) GTEST_SKIP() << "the sanitizers' builds use the C allocator";
+  const size_t before = PooledChunksForTesting();
+  const size_t sizes[] = {kMappedBlockMinBytes, 100000, 300 * 1024, 700 * 1024, (size_t{2} << 20) - 1, 65537};
+  std::vector<std::pair<uint8_t*, size_t>> blocks;
+  for (size_t bytes : sizes) {
+    auto* block = static_cast<uint8_t*>(AllocateBlock(bytes, 4096));
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % 4096, 0u);
+    for (size_t i = 0; i < bytes; i += 4096) EXPECT_EQ(block[i], 0) << "a new block is zeroed";
+    std::memset(block, static_cast<int>(blocks.size() + 1), bytes);
+    blocks.emplace_back(block, bytes);
+  }
+  // No block was written over by another.
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const auto [block, bytes] = blocks[b];
+    for (size_t i = 0; i < bytes; i += 1024) ASSERT_EQ(block[i], static_cast<uint8_t>(b + 1)) << b << " at " << i;
+    ASSERT_EQ(block[bytes - 1], static_cast<uint8_t>(b + 1));
+  }
+  EXPECT_GE(PooledChunksForTesting(), before + 2);  // 3.9 MiB in all does not fit one chunk
+  // The range of a freed block is taken again (first fit: once the holes of chunks made earlier
+  // in this process are filled), and starts at zero.
+  uint8_t* freed = blocks[2].first;
+  FreeBlock(freed, blocks[2].second);
+  std::vector<uint8_t*> fillers;
+  uint8_t* again = nullptr;
+  while (again != freed && fillers.size() < 64) {
+    again = static_cast<uint8_t*>(AllocateBlock(200 * 1024, 64));
+    ASSERT_NE(again, nullptr);
+    fillers.push_back(again);
+  }
+  ASSERT_EQ(again, freed);
+  for (size_t i = 0; i < 200 * 1024; ++i) ASSERT_EQ(again[i], 0) << i;
+  for (uint8_t* filler : fillers) FreeBlock(filler, 200 * 1024);
+  blocks.erase(blocks.begin() + 2);
+  for (const auto& [block, bytes] : blocks) FreeBlock(block, bytes);
+  EXPECT_EQ(PooledChunksForTesting(), before);
+}
+
+// Threads allocating and freeing at once get blocks of their own.
+TEST(BlockMemory, ChunksServeSeveralThreads) {
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &failures] {
+      for (int i = 0; i < 50; ++i) {
+        const size_t bytes = kMappedBlockMinBytes + static_cast<size_t>((t * 50 + i) % 7) * 50000;
+        auto* block = static_cast<uint8_t*>(AllocateBlock(bytes, 64));
+        if (block == nullptr) {
+          ++failures;
+          continue;
+        }
+        std::memset(block, t + 1, bytes);
+        std::this_thread::yield();
+        for (size_t k = 0; k < bytes; k += 4096) failures += block[k] != t + 1;
+        FreeBlock(block, bytes);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(BlockMemory, RefusesWhatItCannotAlign) {

@@ -1,13 +1,13 @@
 // Memory for large buffers: the arena, tensors that own their memory, packed weights, scratch.
 //
 // Why: on a virtual machine every first touch of a 4 KiB page is an exit to the hypervisor.
-// Measured on the 2-core development VM: 13-17 us per page touched, against about 1 us per page
-// when mmap fills them all in one pass (MAP_POPULATE). An arena of 1.4 MiB and 3.4 MiB of
-// packed weights were 1450 page faults, about 22 of the 29 ms of coral MobileNet v2's first
-// inference. Large blocks are therefore mapped with their pages present; the pages would all be
-// written anyway (every byte of an arena or a packed copy is), so this costs no memory.
-// Small blocks, and everything under the sanitizers (which must see every allocation), come from
-// the C allocator.
+// Measured on the 2-core development VM: 13-17 us per page touched, and still about 4-5 us per
+// page when mmap fills them in one pass (MAP_POPULATE): the hypervisor maps each small page on its
+// first user access. A 2 MiB transparent huge page costs about as much as one small page. An arena
+// of 1.4 MiB and 3.4 MiB of packed weights were 1450 page faults, most of coral MobileNet v2's
+// first inference. So: blocks of 2 MiB and more are mapped from a 2 MiB boundary with huge pages;
+// blocks from 64 KiB share 2 MiB huge-page chunks (block_memory.cc); small blocks, and
+// everything under the sanitizers (which must see every allocation), come from the C allocator.
 #pragma once
 
 #include <cstddef>
@@ -17,11 +17,14 @@
 
 namespace edgerun {
 
-// Blocks of this size and more are mapped.
+// Blocks of this size and more are mapped (alone from 2 MiB, in shared chunks below).
 constexpr size_t kMappedBlockMinBytes = 64 * 1024;
 
 // False under the sanitizers: every block then comes from the C allocator.
 bool MappedBlocksEnabled();
+
+// Chunks of 2 MiB that blocks under 2 MiB currently share (for tests).
+size_t PooledChunksForTesting();
 
 // `bytes` (> 0) aligned to `alignment` (a power of two, at most 4096); null when out of memory.
 // Give it back with FreeBlock and the same `bytes`.

@@ -363,9 +363,11 @@ void CheckDepthwise(Random& r, ThreadPool* pool) {
   d.in_c = d.out_c = r.Int(1, 40);
   d.in_h = r.Int(1, 9);
   d.in_w = r.Int(1, 20);
-  // Half the windows square 3x3 or 5x5: the 8-bit kernels have fixed-size paths for those.
+  // Half the windows square 3x3 or 5x5: the 8-bit kernels have fixed-size paths for those, whose
+  // interior runs 8 and 4 pixels at a time (rows up to 44 wide reach both at stride 2).
   if (r.Bool()) {
     d.k_h = d.k_w = r.Bool() ? 3 : 5;
+    d.in_w = r.Int(1, 44);
   } else {
     d.k_h = r.Int(1, 4);
     d.k_w = r.Int(1, 4);

@@ -218,11 +218,14 @@ void DepthwiseConv2DF32(ThreadPool* pool, const reference::ConvParams& p, const 
   const int64_t image_in = static_cast<int64_t>(in_h) * in_w * c, row_out = static_cast<int64_t>(out_w) * c;
   ParallelRows(pool, static_cast<int64_t>(batches) * out_h, 1, [&](int64_t r0, int64_t r1) {
     DwConvArgs a = args;
-    for (int64_t r = r0; r < r1; ++r) {
+    // The rows of each image in the range in one call.
+    for (int64_t r = r0; r < r1;) {
       const int64_t b = r / out_h;
       const int oy = static_cast<int>(r % out_h);
+      const int oy_end = static_cast<int>(std::min<int64_t>(out_h, oy + (r1 - r)));
       a.input = input + b * image_in;
-      row_fn(a, oy, output + r * row_out);
+      row_fn(a, oy, oy_end, output + r * row_out);
+      r += oy_end - oy;
     }
   });
 }

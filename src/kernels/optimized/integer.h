@@ -478,9 +478,8 @@ void IntegerDepthwiseConv2D(ThreadPool* pool, const reference::ConvParams& p, co
       args.lo = static_cast<float>(stage.args.act_min - stage.args.zero_point);
       args.hi = static_cast<float>(stage.args.act_max - stage.args.zero_point);
       ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
-        for (int64_t oy = r0; oy < r1; ++oy) {
-          kernels.dwconv_int_requant(args, static_cast<int>(oy), stage.out + oy * d.out_w * stage.row_stride);
-        }
+        kernels.dwconv_int_requant(args, static_cast<int>(r0), static_cast<int>(r1),
+                                   stage.out + r0 * d.out_w * stage.row_stride);
       });
       return;
     }
@@ -489,7 +488,7 @@ void IntegerDepthwiseConv2D(ThreadPool* pool, const reference::ConvParams& p, co
   ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
     int32_t* sums = ScratchI32(static_cast<size_t>(d.out_w) * d.in_c, 1);
     for (int64_t oy = r0; oy < r1; ++oy) {
-      row_fn(args, static_cast<int>(oy), sums);
+      row_fn(args, static_cast<int>(oy), static_cast<int>(oy) + 1, sums);
       for (int ox = 0; ox < d.out_w; ++ox) {
         stage(oy * d.out_w + ox, 0, d.in_c, sums + static_cast<int64_t>(ox) * d.in_c);
       }

@@ -65,7 +65,7 @@ using GemmI8Fn = void (*)(int kc4, const int8_t* a, int64_t lda, const uint8_t* 
 // out[r] = scale * (sum of a[r][0 .. k)), int32 that wraps; rows lda bytes apart.
 using RowSumsI8Fn = void (*)(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out);
 
-// ---- depthwise convolution, one output row, channels in SIMD lanes (depth multiplier 1)
+// ---- depthwise convolution, a range of output rows, channels in SIMD lanes (depth multiplier 1)
 struct DwConvArgs {
   const void* input;  // one image [in_h][in_w][channels]
   int in_h, in_w, channels;
@@ -86,7 +86,8 @@ struct DwConvArgs {
   const float* scale;
   int32_t zero_point;
 };
-using DwConvRowFn = void (*)(const DwConvArgs& args, int oy, void* out_row);
+// Output rows [oy0, oy1); out_rows points at row oy0, rows out_w * channels values apart.
+using DwConvRowFn = void (*)(const DwConvArgs& args, int oy0, int oy1, void* out_rows);
 
 // ---- requantization of int32 sums to 8/16-bit outputs, bit-exact with reference::Requantizer
 // (fixed point) and reference::FloatRequantizer (XNNPACK's float rounding).

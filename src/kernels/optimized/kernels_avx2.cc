@@ -90,6 +90,8 @@ struct Avx2 {
   }
   static I MulLoI(I a, I b) { return _mm256_mullo_epi32(a, b); }
   static I DotPairs(I c, I a, I b) { return _mm256_add_epi32(c, _mm256_madd_epi16(a, b)); }
+  // Each lane's low 16 bits from lo, its high 16 bits from hi's low 16: int16 pairs for DotPairs.
+  static I PackPairs(I lo, I hi) { return _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xAA); }
   static I LoadWidenU8(const uint8_t* p) {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   }

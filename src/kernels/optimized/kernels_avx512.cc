@@ -70,6 +70,8 @@ struct Avx512 {
       return _mm512_add_epi32(c, _mm512_madd_epi16(a, b));
     }
   }
+  // Each lane's low 16 bits from lo, its high 16 bits from hi's low 16: int16 pairs for DotPairs.
+  static I PackPairs(I lo, I hi) { return _mm512_mask_blend_epi16(0xAAAAAAAAu, lo, _mm512_slli_epi32(hi, 16)); }
   static I LoadWidenU8(const uint8_t* p) {
     return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }

@@ -68,7 +68,7 @@ inline void ValidTaps(int start, int dilation, int k, int size, int* lo, int* hi
   while (*hi > *lo && start + (*hi - 1) * dilation >= size) --*hi;
 }
 
-void DwConvF32(const DwConvArgs& a, int oy, void* out_row) {
+void DwConvF32Row(const DwConvArgs& a, int oy, void* out_row) {
   const float* input = static_cast<const float*>(a.input);
   const float* filter = static_cast<const float*>(a.filter);
   float* out = static_cast<float*>(out_row);
@@ -119,12 +119,19 @@ void DwConvIntTyped(const DwConvArgs& a, int oy, int32_t* out) {
   }
 }
 
-void DwConvInt(const DwConvArgs& a, int oy, void* out_row) {
-  int32_t* out = static_cast<int32_t*>(out_row);
-  switch (a.input_type) {
-    case 0: DwConvIntTyped<uint8_t>(a, oy, out); break;
-    case 1: DwConvIntTyped<int8_t>(a, oy, out); break;
-    default: DwConvIntTyped<int16_t>(a, oy, out); break;
+void DwConvF32(const DwConvArgs& a, int oy0, int oy1, void* out_rows) {
+  float* out = static_cast<float*>(out_rows);
+  for (int oy = oy0; oy < oy1; ++oy) DwConvF32Row(a, oy, out + static_cast<int64_t>(oy - oy0) * a.out_w * a.channels);
+}
+
+void DwConvInt(const DwConvArgs& a, int oy0, int oy1, void* out_rows) {
+  for (int oy = oy0; oy < oy1; ++oy) {
+    int32_t* out = static_cast<int32_t*>(out_rows) + static_cast<int64_t>(oy - oy0) * a.out_w * a.channels;
+    switch (a.input_type) {
+      case 0: DwConvIntTyped<uint8_t>(a, oy, out); break;
+      case 1: DwConvIntTyped<int8_t>(a, oy, out); break;
+      default: DwConvIntTyped<int16_t>(a, oy, out); break;
+    }
   }
 }
 

@@ -105,8 +105,12 @@ Outcome Run(const std::vector<uint8_t>& bytes, bool xnnpack, uint32_t seed, floa
     o.meta.push_back({t->type, t->shape});
   }
   const DelegationReport* report = interpreter.delegation();
-  o.partitions = report->partitions.size();
-  for (const auto& p : report->partitions) o.delegated += p.partition.nodes.size();
+  // XNNPACK's partitions (not the builtin chains fused into FUSED nodes).
+  for (const auto& p : report->partitions) {
+    if (p.delegate != "XNNPACK") continue;
+    ++o.partitions;
+    o.delegated += p.partition.nodes.size();
+  }
   o.nodes = report->nodes.size();
   return o;
 }
@@ -825,8 +829,11 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   ExpectMatchesBuiltin(PointwiseConvAdd(32, 16, 64, false, 3), "3x3 conv + add", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2,
                        14);
   {
-    // The depthwise convolution that reads the builtin GEMM's output stays with it.
-    auto interpreter = testing::Build(PointwiseConvAdd(32, 64, 128, true));
+    // The depthwise convolution that reads the builtin GEMM's output stays with it (seen with the
+    // chains unfused: fused, the two are one FUSED node).
+    InterpreterOptions unfused;
+    unfused.fuse_row_chains = false;
+    auto interpreter = testing::Build(PointwiseConvAdd(32, 64, 128, true), unfused);
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();
     ASSERT_EQ(report.nodes.size(), 3u);
@@ -887,6 +894,7 @@ TEST(Xnnpack, EightBitDepthwiseBetweenBuiltinConvolutionsStaysBuiltin) {
     const auto bytes = EightBitExpandDepthwiseProject(type, 9, 48);
     InterpreterOptions options;
     options.xnnpack_min_partition_nodes = 1;
+    options.fuse_row_chains = false;  // what XNNPACK is given (fused, the chain is one FUSED node)
     auto interpreter = testing::Build(bytes, options);
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();

@@ -63,6 +63,10 @@ struct InterpreterOptions {
   // where edgerun's GEMM multiplies bytes four at a time (vpdpbusd) and rounds as XNNPACK does;
   // by default all of them. 0: XNNPACK takes every one it supports.
   int64_t builtin_int8_gemm_min_macs = 1;
+  // Chains of convolutions left to the builtin kernels (a 1x1 expansion, a depthwise convolution
+  // and a 1x1 projection: MobileNet v2's blocks) run as one node, strip by strip, with the values
+  // between them in cache and no arena memory; the same results (docs/performance.md).
+  bool fuse_row_chains = true;
   // Delegates applied before XNNPACK, in this order; each sees the nodes the previous left.
   std::vector<std::shared_ptr<Delegate>> delegates;
 };

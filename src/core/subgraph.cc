@@ -9,6 +9,7 @@
 #include "core/node_work.h"
 #include "core/thread_pool.h"
 #include "delegates/partition.h"
+#include "ops/fused_rows.h"
 #include "model/flatbuffer_read.h"
 #include "tflite_generated.h"
 
@@ -664,6 +665,27 @@ bool HasHiddenEffects(int32_t code) {
   }
 }
 
+// The plan as groups: each chosen group (consecutive plan positions) claimed, every other
+// position a group of its own. Claims are set to match.
+std::vector<delegates::PlanGroup> FixedPlanGroups(const std::vector<std::vector<int>>& chosen,
+                                                  std::vector<NodeClaim>& claims, size_t plan_size) {
+  std::vector<int> group_at(plan_size, -1);
+  for (size_t g = 0; g < chosen.size(); ++g) {
+    for (int k : chosen[g]) group_at[static_cast<size_t>(k)] = static_cast<int>(g);
+  }
+  std::vector<delegates::PlanGroup> groups;
+  for (size_t k = 0; k < plan_size; ++k) {
+    const int g = group_at[k];
+    claims[k] = g >= 0 ? NodeClaim::Yes() : NodeClaim::No("");
+    if (g < 0) {
+      groups.push_back({false, {static_cast<int>(k)}});
+    } else if (static_cast<size_t>(chosen[static_cast<size_t>(g)].front()) == k) {
+      groups.push_back({true, chosen[static_cast<size_t>(g)]});
+    }
+  }
+  return groups;
+}
+
 }  // namespace
 
 bool Subgraph::IsBarrier(int node_index) const {
@@ -715,10 +737,18 @@ Status Subgraph::ApplyDelegates() {
   for (const auto& delegate : interpreter_->delegates()) {
     if (delegate) ER_RETURN_IF_ERROR(ApplyDelegate(*delegate, reusable));
   }
+  // Chains of convolutions that the builtin kernels still run become one node each, which runs
+  // them strip by strip (ops/fused_rows.h).
+  if (interpreter_->options().fuse_row_chains) {
+    const ThreadPool* pool = interpreter_->thread_pool();
+    const std::vector<std::vector<int>> chains = ops::FindRowChains(*this, plan_, pool ? pool->num_threads() : 1);
+    if (!chains.empty()) ER_RETURN_IF_ERROR(ApplyDelegate(ops::RowChainDelegate(), reusable, &chains));
+  }
   return Status::Ok();  // kernels left in `reusable` belong to partitions that no longer exist
 }
 
-Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<DelegatedPartition>>& reusable) {
+Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<DelegatedPartition>>& reusable,
+                               const std::vector<std::vector<int>>* fixed_groups) {
   if (delegate_registration_ == nullptr) {
     OpRegistration r;
     r.name = "DELEGATE";
@@ -744,7 +774,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
     for (int t : node.outputs) if (t >= 0) units[k].writes.push_back(t);
     for (int t : node.intermediates) if (t >= 0) units[k].writes.push_back(t);
     units[k].barrier = IsBarrier(n);
-    if (n >= num_model_nodes_) continue;  // an earlier delegate's node
+    if (n >= num_model_nodes_ || fixed_groups) continue;  // an earlier delegate's node, or chosen groups
     const std::string why_not = UndelegatableReason(n);
     if (!why_not.empty()) {
       claims[k] = NodeClaim::No(why_not);
@@ -765,7 +795,8 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
     }
     std::vector<std::pair<int, int>> demoted;
     const int min_nodes = std::max(1, delegate.min_partition_nodes());
-    const std::vector<delegates::PlanGroup> groups = delegates::PartitionPlan(units, min_nodes, &demoted);
+    const std::vector<delegates::PlanGroup> groups =
+        fixed_groups ? FixedPlanGroups(*fixed_groups, claims, plan.size()) : delegates::PartitionPlan(units, min_nodes, &demoted);
     bool refused = false;
     for (const delegates::PlanGroup& group : groups) {
       if (!group.claimed) continue;
@@ -835,6 +866,11 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
       node.builtin_code = tflite::BuiltinOperator_DELEGATE;
       const size_t count = dp->partition.nodes.size();
       node.name = StrCat(name, "(", count, count == 1 ? " node)" : " nodes)");
+      if (fixed_groups) {  // FUSED(CONV_2D+DEPTHWISE_CONV_2D+CONV_2D)
+        node.name = name + "(";
+        for (size_t i = 0; i < count; ++i) node.name += StrCat(i ? "+" : "", nodes_[dp->partition.nodes[i]].name);
+        node.name += ")";
+      }
       node.inputs = dp->partition.inputs;
       node.outputs = dp->partition.outputs;
       node.delegated_nodes = dp->partition.nodes;
@@ -848,7 +884,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
       // tiles of a few rows whatever the thread count and the threads contend for them: at 2
       // hand-offs an operator, VWW float32's 31-node partition ran 0.155 ms instead of 0.21 in
       // one period of this VM and 0.155 instead of 0.122 in another, BlazeFace lost its pool.
-      nodes_[index].parallel_ops = static_cast<int>(count);
+      nodes_[index].parallel_ops = fixed_groups ? 1 : static_cast<int>(count);  // a fused chain: one hand-off
       new_plan.push_back(index);
 
       // A kernel for the same nodes from the previous allocation is prepared again.
@@ -885,7 +921,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
     // Record the outcome.
     for (size_t k = 0; k < plan.size(); ++k) {
       const int n = plan[k];
-      if (n >= num_model_nodes_) continue;
+      if (n >= num_model_nodes_ || fixed_groups) continue;
       if (claims[k].claimed) continue;
       delegation_.nodes[n].refusals.emplace_back(name, claims[k].reason);
     }

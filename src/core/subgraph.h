@@ -140,7 +140,10 @@ class Subgraph {
     std::unique_ptr<DelegateKernel> kernel;
   };
   Status ApplyDelegates();
-  Status ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<DelegatedPartition>>& reusable);
+  // With fixed_groups (lists of consecutive plan positions) those groups are the partitions and the
+  // delegate is not asked to claim anything (the fused chains of ops/fused_rows.h).
+  Status ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<DelegatedPartition>>& reusable,
+                       const std::vector<std::vector<int>>* fixed_groups = nullptr);
   // Why `delegate` cannot be offered node n at all (state, dynamic shapes), or empty.
   std::string UndelegatableReason(int node_index) const;
   bool IsBarrier(int node_index) const;

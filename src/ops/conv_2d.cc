@@ -7,6 +7,7 @@
 #include "kernels/optimized/conv.h"
 #include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
+#include "ops/row_bands.h"
 
 namespace edgerun::ops {
 namespace {
@@ -89,6 +90,19 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, out_c});
 }
 
+// Packs a float32 filter for the optimized kernel (once for a constant filter).
+void PackFloatFilter(OpContext& ctx, ConvState& state) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* filter = ctx.input(1);
+  if (!filter->is_constant()) state.packed_f32.groups.clear();
+  const bool packed_before = !state.packed_f32.groups.empty();
+  optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), input->dim(3) / filter->dim(3),
+                               optimized::ActiveIsa(), &state.packed_f32);
+  // From now on the packed copy is read, not the file: its pages can leave the process, so
+  // that the weights are not resident twice (a no-op for models loaded from memory).
+  if (!packed_before && filter->is_constant()) ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);
+}
+
 // Packs the filter (plus its offset) for the integer kernels: once for a constant filter.
 template <class Filter>
 const optimized::ConvFilterI16& PackedInteger(ConvState& s, const Tensor* filter, const Filter* filter_data,
@@ -101,10 +115,7 @@ const optimized::ConvFilterI16& PackedInteger(ConvState& s, const Tensor* filter
 // 8-bit activations and weights (int8 x int8, uint8 x uint8) on byte dot products
 // (optimized::HasGemmI8).
 template <class In, class Filter>
-void EvalOnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
-                    const int32_t* bias, Tensor* output) {
-  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
-  const int f_c = filter->dim(3), groups = d.in_c / f_c, per_group = d.out_c / groups;
+void PackByteDotFilter(OpContext& ctx, ConvState& s, const Tensor* filter, const Filter* filter_data, int groups) {
   if (!filter->is_constant()) s.packed_i8.groups.clear();
   const bool packed_before = !s.packed_i8.groups.empty();
   optimized::PackConvFilterI8<In>(filter->shape, filter_data, s.q.filter_offset, s.q.input_offset, groups,
@@ -113,6 +124,14 @@ void EvalOnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Ten
   if (!packed_before && filter->is_constant() && filter_data == filter->data_as<Filter>()) {
     ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);
   }
+}
+
+template <class In, class Filter>
+void EvalOnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Tensor* filter, const Filter* filter_data,
+                    const int32_t* bias, Tensor* output) {
+  const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
+  const int f_c = filter->dim(3), groups = d.in_c / f_c, per_group = d.out_c / groups;
+  PackByteDotFilter<In>(ctx, s, filter, filter_data, groups);
   for (int b = 0; b < input->dim(0); ++b) {
     const In* in = input->data_as<In>() + b * ImageSize(input->shape);
     In* out = output->data_as<In>() + b * ImageSize(output->shape);
@@ -192,13 +211,7 @@ Status Eval(OpContext& ctx, ConvState& state) {
   // [181264129, 6373376, 0, 32] spent seconds walking empty rows).
   if (output->num_elements() == 0) return Status::Ok();
   if (input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32) {
-    if (!filter->is_constant()) state.packed_f32.groups.clear();
-    const bool packed_before = !state.packed_f32.groups.empty();
-    optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), input->dim(3) / filter->dim(3),
-                                 optimized::ActiveIsa(), &state.packed_f32);
-    // From now on the packed copy is read, not the file: its pages can leave the process, so
-    // that the weights are not resident twice (a no-op for models loaded from memory).
-    if (!packed_before && filter->is_constant()) ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);
+    PackFloatFilter(ctx, state);
     optimized::Conv2DF32(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(), filter->shape,
                          state.packed_f32, bias ? bias->data_as<float>() : nullptr, output->shape,
                          output->data_as<float>());
@@ -225,7 +238,87 @@ Status Eval(OpContext& ctx, ConvState& state) {
   return Status::Ok();
 }
 
+// CONV_2D by bands of rows (ops/row_bands.h): the float32 kernel and the 8-bit one on byte dot
+// products, the same kernels and arithmetic as Eval, on the calling thread.
+class Conv2DRows final : public RowKernel {
+ public:
+  Conv2DRows(ConvState* state, int in_h, int kernel_h) : s_(*state), in_h_(in_h), kernel_h_(kernel_h) {}
+
+  void InputRows(int out_first, int out_end, int* first, int* end) const override {
+    WindowRows(out_first, out_end, s_.params.stride_h, s_.params.pad_h, kernel_h_, s_.params.dilation_h, in_h_, first,
+               end);
+  }
+
+  void Begin(OpContext& ctx) override {
+    const Tensor* input = ctx.input(0);
+    const Tensor* filter = ctx.input(1);
+    const int groups = input->dim(3) / filter->dim(3);
+    if (input->type == TensorType::kFloat32) {
+      PackFloatFilter(ctx, s_);
+    } else if (input->type == TensorType::kUInt8) {
+      PackByteDotFilter<uint8_t>(ctx, s_, filter, filter->data_as<uint8_t>(), groups);
+    } else {
+      PackByteDotFilter<int8_t>(ctx, s_, filter, WeightsAsInt8(filter, &s_.unpacked_filter), groups);
+    }
+  }
+
+  void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
+    const Tensor* input = ctx.input(0);
+    const Tensor* filter = ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    const Tensor* output = ctx.output(0);
+    // The band as an image of its own: rows shift by in.first, so does the top padding.
+    reference::ConvParams p = s_.params;
+    p.pad_h += in.first - out.first * p.stride_h;
+    const Shape in_shape{1, in.rows, input->dim(2), input->dim(3)};
+    const Shape out_shape{1, out.rows, output->dim(2), output->dim(3)};
+    if (input->type == TensorType::kFloat32) {
+      optimized::Conv2DF32(nullptr, p, in_shape, static_cast<const float*>(in.data), filter->shape, s_.packed_f32,
+                           bias ? bias->data_as<float>() : nullptr, out_shape, static_cast<float*>(out.data));
+    } else if (input->type == TensorType::kUInt8) {
+      EvalBand<uint8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+    } else {
+      EvalBand<int8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+    }
+  }
+
+ private:
+  template <class In>
+  void EvalBand(const reference::ConvParams& p, const Shape& in_shape, const void* in, const Tensor* filter,
+                const Tensor* bias, const Shape& out_shape, void* out) const {
+    const reference::ConvDims d = ImageDims(in_shape, filter->dim(1), filter->dim(2), out_shape);
+    const int f_c = filter->dim(3), per_group = d.out_c / (d.in_c / f_c);
+    const int32_t* bias_data = bias ? bias->data_as<int32_t>() : nullptr;
+    optimized::IntegerConv2DI8(nullptr, p, d, f_c, static_cast<const In*>(in), s_.q.input_offset, s_.packed_i8,
+                               [&](int g) {
+                                 return optimized::MakeRequantStage<In>(
+                                     s_.q.float_requantization, s_.q.multiplier.data(), s_.q.shift.data(),
+                                     s_.q.float_scale.data(), s_.q.output_offset, s_.q.act_min, s_.q.act_max,
+                                     bias_data, static_cast<In*>(out), d.out_c, g * per_group);
+                               });
+  }
+
+  ConvState& s_;
+  const int in_h_, kernel_h_;
+};
+
 }  // namespace
+
+std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* filter = ctx.input(1);
+  const Tensor* output = ctx.output(0);
+  ConvState* state = OwnState<ConvState>(ctx);
+  if (state == nullptr || input->dim(0) != 1 || output->num_elements() == 0) return nullptr;
+  const bool float_path = input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32;
+  // The 8-bit kernels Eval runs on byte dot products (int8 x int8/int4, uint8 x uint8).
+  const bool byte_dots =
+      optimized::HasGemmI8(optimized::ActiveIsa()) &&
+      ((input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8) ||
+       (input->type == TensorType::kInt8 && (filter->type == TensorType::kInt8 || filter->type == TensorType::kInt4)));
+  if (!float_path && !byte_dots) return nullptr;
+  return std::make_unique<Conv2DRows>(state, input->dim(1), filter->dim(1));
+}
 
 OpRegistration RegisterConv2D() {
   return MakeBuiltinWithState<ConvState>(tflite::BuiltinOperator_CONV_2D, 8,

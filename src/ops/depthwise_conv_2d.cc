@@ -7,6 +7,7 @@
 #include "kernels/optimized/conv.h"
 #include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
+#include "ops/row_bands.h"
 
 namespace edgerun::ops {
 namespace {
@@ -202,7 +203,82 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
   return Status::Ok();
 }
 
+// DEPTHWISE_CONV_2D by bands of rows (ops/row_bands.h): depth multiplier 1, float32 and 8-bit, the
+// same kernels and arithmetic as Eval, on the calling thread.
+class DepthwiseRows final : public RowKernel {
+ public:
+  DepthwiseRows(DepthwiseState* state, int in_h, int kernel_h) : s_(*state), in_h_(in_h), kernel_h_(kernel_h) {}
+
+  void InputRows(int out_first, int out_end, int* first, int* end) const override {
+    WindowRows(out_first, out_end, s_.params.stride_h, s_.params.pad_h, kernel_h_, s_.params.dilation_h, in_h_, first,
+               end);
+  }
+
+  void Begin(OpContext& ctx) override {
+    const Tensor* input = ctx.input(0);
+    const Tensor* filter = ctx.input(1);
+    if (input->type == TensorType::kUInt8) {
+      filter_ = FilterWithOffset(s_, filter, filter->data_as<uint8_t>(), s_.q.filter_offset);
+    } else if (input->type == TensorType::kInt8) {
+      filter_ = FilterWithOffset(s_, filter, WeightsAsInt8(filter, &s_.unpacked_filter), s_.q.filter_offset);
+    }
+  }
+
+  void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
+    const Tensor* input = ctx.input(0);
+    const Tensor* filter = ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    const Tensor* output = ctx.output(0);
+    // The band as an image of its own: rows shift by in.first, so does the top padding.
+    reference::ConvParams p = s_.params;
+    p.pad_h += in.first - out.first * p.stride_h;
+    const Shape in_shape{1, in.rows, input->dim(2), input->dim(3)};
+    const Shape out_shape{1, out.rows, output->dim(2), output->dim(3)};
+    if (input->type == TensorType::kFloat32) {
+      optimized::DepthwiseConv2DF32(nullptr, p, in_shape, static_cast<const float*>(in.data), filter->shape,
+                                    filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr, out_shape,
+                                    static_cast<float*>(out.data));
+    } else if (input->type == TensorType::kUInt8) {
+      EvalBand<uint8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+    } else {
+      EvalBand<int8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+    }
+  }
+
+ private:
+  template <class In>
+  void EvalBand(const reference::ConvParams& p, const Shape& in_shape, const void* in, const Tensor* filter,
+                const Tensor* bias, const Shape& out_shape, void* out) const {
+    const reference::ConvDims d = ImageDims(in_shape, filter->dim(1), filter->dim(2), out_shape);
+    const auto stage = optimized::MakeRequantStage<In>(
+        s_.q.float_requantization, s_.q.multiplier.data(), s_.q.shift.data(), s_.q.float_scale.data(),
+        s_.q.output_offset, s_.q.act_min, s_.q.act_max, bias ? bias->data_as<int32_t>() : nullptr,
+        static_cast<In*>(out), d.out_c);
+    optimized::IntegerDepthwiseConv2D(nullptr, p, d, static_cast<const In*>(in), s_.q.input_offset, filter_, stage);
+  }
+
+  DepthwiseState& s_;
+  const int in_h_, kernel_h_;
+  const int32_t* filter_ = nullptr;  // 8-bit: the filter plus its offset, as int32 (Begin)
+};
+
 }  // namespace
+
+std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* filter = ctx.input(1);
+  const Tensor* output = ctx.output(0);
+  DepthwiseState* state = OwnState<DepthwiseState>(ctx);
+  if (state == nullptr || input->dim(0) != 1 || output->num_elements() == 0 || state->depth_multiplier != 1) {
+    return nullptr;
+  }
+  const bool supported =
+      (input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32) ||
+      (input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8) ||
+      (input->type == TensorType::kInt8 && (filter->type == TensorType::kInt8 || filter->type == TensorType::kInt4));
+  if (!supported) return nullptr;
+  return std::make_unique<DepthwiseRows>(state, input->dim(1), filter->dim(1));
+}
 
 OpRegistration RegisterDepthwiseConv2D() {
   return MakeBuiltinWithState<DepthwiseState>(tflite::BuiltinOperator_DEPTHWISE_CONV_2D, 7,

@@ -76,6 +76,21 @@ bool BroadcastShape(const Shape& a, const Shape& b, Shape* out);
 
 namespace edgerun::ops {
 
+// The init of MakeBuiltinWithState's registrations: a named type, so that OwnState can tell
+// edgerun's own kernel of an op from one registered in its place (BuiltinOpResolver::AddBuiltin).
+template <class State>
+struct NewOpState {
+  void* operator()(OpContext&) const { return new State(); }
+};
+
+// The `State` of a node whose kernel is the MakeBuiltinWithState<State> registration, else null.
+template <class State>
+State* OwnState(const OpContext& ctx) {
+  const OpRegistration* r = ctx.subgraph().nodes()[static_cast<size_t>(ctx.node_index())].registration;
+  if (r == nullptr || r->init.target<NewOpState<State>>() == nullptr) return nullptr;
+  return static_cast<State*>(ctx.user_data());
+}
+
 // A registration whose nodes each own a `State` (created at init, freed with the interpreter):
 // prepare computes it once, eval uses it.
 template <class State>
@@ -85,7 +100,7 @@ OpRegistration MakeBuiltinWithState(tflite::BuiltinOperator code, int max_versio
   OpRegistration r = MakeBuiltin(
       code, max_version, types, [prepare](OpContext& c) { return prepare(c, *static_cast<State*>(c.user_data())); },
       [eval](OpContext& c) { return eval(c, *static_cast<State*>(c.user_data())); }, min_version);
-  r.init = [](OpContext&) -> void* { return new State(); };
+  r.init = NewOpState<State>{};
   r.free = [](void* p) { delete static_cast<State*>(p); };
   return r;
 }

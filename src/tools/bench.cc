@@ -42,6 +42,8 @@ const char kBenchUsage[] =
     "                      edgerun's GEMM (default 4000000; 0: XNNPACK takes them all)\n"
     "  --builtin-int8-gemm-min-macs N  the same for 8-bit convolutions (default 1: all)\n"
     "  --no-xnnpack        same as --delegate none\n"
+    "  --no-fuse           run every convolution as its own node (InterpreterOptions::fuse_row_chains\n"
+    "                      off), to compare with the fused chains\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
     "  --signature KEY     run this signature instead of subgraph 0\n"
@@ -69,6 +71,7 @@ struct Options {
   long long threads = 1, runs = 50, warmup = 5, seed = 1, profile_top = 30;
   long long builtin_gemm_min_macs = -1;  // -1: the interpreter's default
   long long builtin_int8_gemm_min_macs = -1;
+  bool fuse = true;
   double min_secs = 1.0, max_secs = 150.0;
   bool profile = false, json = false, progress = true;
 };
@@ -121,6 +124,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       if (!count(&o->builtin_gemm_min_macs, 0, 1LL << 60)) return usage("--builtin-gemm-min-macs needs a number");
     } else if (a == "--no-xnnpack") {
       o->delegate = "none";
+    } else if (a == "--no-fuse") {
+      o->fuse = false;
     } else if (a == "--delegate") {
       if (!value() || (v != "none" && v != "xnnpack" && v != "xnnpack-all" && v != "default")) {
         return usage("--delegate needs 'none', 'xnnpack' or 'xnnpack-all'");
@@ -354,6 +359,7 @@ int RunBench(const std::vector<std::string>& args) {
   std::string delegate;
   if (o.builtin_gemm_min_macs >= 0) options.builtin_float_gemm_min_macs = o.builtin_gemm_min_macs;
   if (o.builtin_int8_gemm_min_macs >= 0) options.builtin_int8_gemm_min_macs = o.builtin_int8_gemm_min_macs;
+  options.fuse_row_chains = o.fuse;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 
   const auto t_load = Clock::now();

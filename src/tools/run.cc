@@ -32,6 +32,7 @@ const char kRunUsage[] =
     "  --threads N         threads for the kernels (default 1)\n"
     "  --delegate NAME     xnnpack (default: XNNPACK runs the ops it supports) or none\n"
     "  --no-xnnpack        same as --delegate none: builtin kernels only\n"
+    "  --no-fuse           run every convolution as its own node (no fused chains)\n"
     "  --json              print the summary as JSON\n"
     "resource limits (exceeding one is an error):\n";
 
@@ -73,6 +74,7 @@ struct Options {
   long long seed = 1;
   long long threads = 1;
   bool use_xnnpack = true;
+  bool fuse = true;
   bool delegate_given = false;
   InterpreterOptions interpreter = DefaultCliOptions();
   double timeout_seconds = 0;
@@ -123,6 +125,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       o->delegate_given = true;
     } else if (a == "--no-xnnpack") {
       o->use_xnnpack = false;
+    } else if (a == "--no-fuse") {
+      o->fuse = false;
     } else if (a == "--npy") {
       o->npy = true;
     } else if (a == "--json") {
@@ -195,6 +199,7 @@ int RunRun(const std::vector<std::string>& args) {
   InterpreterOptions options = o.interpreter;
   options.num_threads = static_cast<int>(o.threads);
   options.use_xnnpack = o.use_xnnpack;
+  options.fuse_row_chains = o.fuse;
   if (o.use_xnnpack && o.delegate_given && !XnnpackAvailable()) {
     return Fail("--delegate xnnpack: this edgerun was built without XNNPACK (libxnnpack-dev)");
   }

@@ -1,0 +1,277 @@
+#include "ops/fused_rows.h"
+
+#include <algorithm>
+#include <array>
+#include <new>
+#include <cstring>
+#include <memory>
+
+#include "core/subgraph.h"
+#include "tflite_generated.h"
+#include "kernels/optimized/gemm.h"
+#include "ops/row_bands.h"
+
+namespace edgerun::ops {
+namespace {
+
+// What the buffers between the members of one thread's strips may hold: they stay in that core's
+// L2 together with the members' weights.
+constexpr size_t kStripBudgetBytes = 256 * 1024;
+
+bool IsPointwise(Subgraph& sg, const Node& node) {
+  if (node.builtin_code != tflite::BuiltinOperator_CONV_2D || node.inputs.size() < 2) return false;
+  const Tensor& in = *sg.tensor(node.inputs[0]);
+  const Tensor& filter = *sg.tensor(node.inputs[1]);
+  const Tensor& out = *sg.tensor(node.outputs[0]);
+  // A 1x1 window whose output has the input's size: stride 1.
+  return filter.shape.size() == 4 && filter.shape[1] == 1 && filter.shape[2] == 1 && in.shape.size() == 4 &&
+         out.shape.size() == 4 && in.shape[1] == out.shape[1] && in.shape[2] == out.shape[2];
+}
+
+// Runs a chain over strips of its output rows.
+class FusedRowsKernel final : public DelegateKernel {
+ public:
+  Status Prepare(OpContext& ctx, const Partition& partition) override {
+    Subgraph& sg = ctx.subgraph();
+    members_.clear();
+    chain_.clear();
+    for (int n : partition.nodes) {
+      OpContext member(&sg, n);
+      std::unique_ptr<RowKernel> kernel = MakeRowKernel(member);
+      if (!kernel) return Status::Unsupported(StrCat(member.Location(), ": cannot run by bands of rows"));
+      if (chain_.empty()) chain_.push_back(member.input_tensor_index(0));
+      if (member.input_tensor_index(0) != chain_.back()) {
+        return Status::Unsupported(StrCat(member.Location(), ": does not read the previous member's output"));
+      }
+      chain_.push_back(member.output_tensor_index(0));
+      members_.push_back({n, std::move(kernel)});
+    }
+    rows_.clear();
+    row_bytes_.clear();
+    for (int t : chain_) {
+      const Tensor* x = sg.tensor(t);
+      if (x->shape.size() != 4 || x->dim(0) != 1 || x->dim(1) <= 0) {
+        return Status::Unsupported(StrCat("tensor '", x->name, "' is not one image"));
+      }
+      rows_.push_back(x->dim(1));
+      row_bytes_.push_back(static_cast<size_t>(x->dim(2)) * x->dim(3) * TensorTypeSize(x->type));
+    }
+    if (members_.size() > kMaxMembers) return Status::Unsupported("a chain of more than 4 convolutions");
+    // One range of output rows per thread (the node's thread decision is made before Prepare).
+    const int tasks = std::max(1, std::min(optimized::NumThreads(ctx.thread_pool()), rows_.back()));
+    try {
+      Plan(tasks);
+    } catch (const std::bad_alloc&) {
+      return Status::Error(StrCat(ctx.Location(), ": out of memory for the strip buffers"));
+    }
+    return Status::Ok();
+  }
+
+  Status Eval(OpContext& ctx, const Partition&) override {
+    Subgraph& sg = ctx.subgraph();
+    for (Member& m : members_) {
+      OpContext member(&sg, m.node);
+      m.kernel->Begin(member);
+    }
+    ThreadPool* pool = ctx.thread_pool();
+    const int out_rows = rows_.back();
+    const int tasks = planned_tasks_;
+    if (optimized::NumThreads(pool) < tasks) pool = nullptr;  // planned for more threads: run them here
+    const Tensor* input = sg.tensor(chain_.front());
+    Tensor* output = sg.tensor(chain_.back());
+    optimized::ParallelFor(pool, tasks, [&](int64_t t) {
+      const int first = static_cast<int>(t * out_rows / tasks), end = static_cast<int>((t + 1) * out_rows / tasks);
+      if (first < end) RunRows(sg, first, end, static_cast<const uint8_t*>(input->data),
+                               static_cast<uint8_t*>(output->data), scratch_[t]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  struct Member {
+    int node;
+    std::unique_ptr<RowKernel> kernel;
+  };
+  static constexpr size_t kMaxMembers = 4;
+  // Rows [first, end) of one chain tensor.
+  struct Span {
+    int first = 0, end = 0;
+  };
+  using Spans = std::array<Span, kMaxMembers + 1>;  // one per chain tensor
+
+  // The rows of every chain tensor that output rows [first, end) need.
+  void Needs(int first, int end, Spans* need) const {
+    const int n = static_cast<int>(members_.size());
+    (*need)[n] = {first, end};
+    for (int i = n - 1; i >= 0; --i) {
+      members_[i].kernel->InputRows((*need)[i + 1].first, (*need)[i + 1].end, &(*need)[i].first, &(*need)[i].end);
+    }
+  }
+
+  // The strip height and, per intermediate tensor, the most rows a strip of one task holds.
+  void Plan(int tasks) {
+    const int n = static_cast<int>(members_.size());
+    const int out_rows = rows_.back();
+    Spans need;
+    std::vector<int> most(n + 1, 0);
+    auto measure = [&](int height) {
+      std::fill(most.begin(), most.end(), 0);
+      for (int t = 0; t < tasks; ++t) {
+        const int first = t * out_rows / tasks, end = (t + 1) * out_rows / tasks;
+        for (int a = first; a < end; a += height) {
+          Needs(a, std::min(end, a + height), &need);
+          for (int i = 1; i < n; ++i) most[i] = std::max(most[i], need[i].end - need[i].first);
+        }
+      }
+      size_t bytes = 0;
+      for (int i = 1; i < n; ++i) bytes += static_cast<size_t>(most[i]) * row_bytes_[i];
+      return bytes;
+    };
+    strip_rows_ = 1;
+    while (strip_rows_ < out_rows && measure(strip_rows_ + 1) <= kStripBudgetBytes) ++strip_rows_;
+    measure(strip_rows_);
+    capacity_rows_ = most;
+    scratch_.resize(static_cast<size_t>(tasks));
+    for (auto& s : scratch_) {
+      s.resize(static_cast<size_t>(n + 1));
+      for (int i = 1; i < n; ++i) s[i].Resize(static_cast<size_t>(capacity_rows_[i]) * row_bytes_[i]);
+    }
+    planned_tasks_ = tasks;
+  }
+
+  // Output rows [first, end) strip by strip, on the calling thread.
+  void RunRows(Subgraph& sg, int first, int end, const uint8_t* input, uint8_t* output,
+               std::vector<optimized::AlignedBuffer<uint8_t>>& buffers) const {
+    const int n = static_cast<int>(members_.size());
+    Spans need, held;
+    // The rows of tensor i from row `row` on: in the buffer (intermediates) or the tensor itself.
+    auto rows_at = [&](int i, int row) -> uint8_t* {
+      if (i == 0) return const_cast<uint8_t*>(input) + static_cast<size_t>(row) * row_bytes_[0];
+      if (i == n) return output + static_cast<size_t>(row) * row_bytes_[n];
+      return buffers[i].data() + static_cast<size_t>(row - held[i].first) * row_bytes_[i];
+    };
+    // Member i - 1 computes rows [lo, hi) of tensor i.
+    auto compute = [&](int i, int lo, int hi) {
+      if (lo >= hi) return;
+      const RowKernel& kernel = *members_[i - 1].kernel;
+      int in_first = 0, in_end = 0;
+      kernel.InputRows(lo, hi, &in_first, &in_end);
+      const RowBand in{rows_at(i - 1, in_first), in_first, in_end - in_first};
+      const OutputRowBand out{rows_at(i, lo), lo, hi - lo};
+      kernel.EvalRows(OpContext(&sg, members_[i - 1].node), in, out);
+    };
+    for (int a = first; a < end; a += strip_rows_) {
+      const int b = std::min(end, a + strip_rows_);
+      Needs(a, b, &need);
+      for (int i = 1; i < n; ++i) {
+        // Rows the previous strip left that this one needs again move to the front.
+        int kept_end = need[i].first;
+        if (held[i].end > need[i].first && held[i].first <= need[i].first) {
+          kept_end = std::min(held[i].end, need[i].end);
+          if (held[i].first < need[i].first && kept_end > need[i].first) {
+            std::memmove(buffers[i].data(), rows_at(i, need[i].first),
+                         static_cast<size_t>(kept_end - need[i].first) * row_bytes_[i]);
+          }
+        }
+        held[i] = {need[i].first, kept_end};
+        compute(i, kept_end, need[i].end);
+        held[i].end = need[i].end;
+      }
+      held[n] = {a, b};
+      compute(n, a, b);
+    }
+  }
+
+  std::vector<Member> members_;
+  std::vector<int> chain_;          // the members' input 0, then each member's output
+  std::vector<int> rows_;           // rows of each chain tensor
+  std::vector<size_t> row_bytes_;   // bytes of one row
+  int planned_tasks_ = 0;
+  int strip_rows_ = 1;
+  std::vector<int> capacity_rows_;  // per intermediate tensor (1 .. n - 1)
+  // Per task, a buffer per intermediate tensor (index 1 .. n - 1).
+  std::vector<std::vector<optimized::AlignedBuffer<uint8_t>>> scratch_;
+};
+
+class RowChainDelegateImpl final : public Delegate {
+ public:
+  std::string name() const override { return "FUSED"; }
+  NodeClaim Claim(const OpContext&) override { return NodeClaim::No("chains are chosen by FindRowChains"); }
+  Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext&, const Partition&) override {
+    return std::unique_ptr<DelegateKernel>(std::make_unique<FusedRowsKernel>());
+  }
+};
+
+}  // namespace
+
+Delegate& RowChainDelegate() {
+  static RowChainDelegateImpl delegate;
+  return delegate;
+}
+
+std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>& plan, int threads) {
+  const std::vector<Node>& nodes = sg.nodes();
+  // Readers of each tensor along the plan; a subgraph output escapes.
+  std::vector<int> readers(sg.num_tensors(), 0);
+  for (int n : plan) {
+    for (int t : nodes[n].inputs) {
+      if (t >= 0) ++readers[t];
+    }
+  }
+  for (int t : sg.outputs()) {
+    if (t >= 0) readers[t] += 2;
+  }
+  std::vector<bool> band(plan.size(), false), used(plan.size(), false);
+  for (size_t k = 0; k < plan.size(); ++k) {
+    const int n = plan[k];
+    if (n >= sg.num_model_nodes()) continue;
+    const Node& node = nodes[n];
+    if (node.builtin_code != tflite::BuiltinOperator_CONV_2D &&
+        node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D) {
+      continue;
+    }
+    if (node.prepare_at_eval || node.outputs.size() != 1) continue;
+    band[k] = MakeRowKernel(OpContext(&sg, n)) != nullptr;
+  }
+  // Whether plan position k's only output is read by position k + 1 alone, as its input 0.
+  auto feeds_next = [&](size_t k) {
+    if (k + 1 >= plan.size() || !band[k] || !band[k + 1]) return false;
+    const int t = nodes[plan[k]].outputs[0];
+    const Tensor& value = *sg.tensor(t);
+    return readers[t] == 1 && nodes[plan[k + 1]].inputs[0] == t && !value.is_variable &&
+           value.allocation != Allocation::kPersistent && value.allocation != Allocation::kDynamic;
+  };
+  std::vector<std::vector<int>> chains;
+  for (size_t k = 0; k < plan.size(); ++k) {
+    if (!band[k] || used[k] || nodes[plan[k]].builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D) continue;
+    std::vector<int> chain;
+    if (k > 0 && !used[k - 1] && nodes[plan[k - 1]].builtin_code == tflite::BuiltinOperator_CONV_2D &&
+        feeds_next(k - 1)) {
+      chain.push_back(static_cast<int>(k - 1));
+    }
+    chain.push_back(static_cast<int>(k));
+    if (feeds_next(k) && IsPointwise(sg, nodes[plan[k + 1]])) chain.push_back(static_cast<int>(k + 1));
+    if (chain.size() < 2) continue;
+    const Tensor& out = *sg.tensor(nodes[plan[chain.back()]].outputs[0]);
+    if (threads > 1 && out.dim(1) < kMinRowsPerThread * threads) continue;
+    for (int c : chain) used[static_cast<size_t>(c)] = true;
+    chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
+std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* output = ctx.num_outputs() == 1 ? ctx.output(0) : nullptr;
+  if (input == nullptr || output == nullptr || input->shape.size() != 4 || output->shape.size() != 4) return nullptr;
+  switch (ctx.builtin_code()) {
+    case tflite::BuiltinOperator_CONV_2D:
+      return MakeConv2DRowKernel(ctx);
+    case tflite::BuiltinOperator_DEPTHWISE_CONV_2D:
+      return MakeDepthwiseConv2DRowKernel(ctx);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace edgerun::ops

@@ -1,0 +1,38 @@
+// Chains of convolutions run strip by strip (the inverted-residual block of MobileNet v2: a 1x1
+// expansion, a depthwise convolution, a 1x1 projection).
+//
+// Unfused, each op writes its whole output before the next reads it: MobileNet v2's expanded
+// tensors (up to 112x112x96 floats, 4.8 MB) leave the cache between the ops, the depthwise
+// convolution between them is bound by memory, and at 2 threads every op is a hand-off whose
+// output the other core then reads from the first core's cache. A fused chain computes a strip of
+// its output rows at a time: the rows of each intermediate value that the strip needs (its window
+// rows, kept from the previous strip where they overlap), into buffers that stay in the core's
+// cache. Each thread takes one range of output rows, so a chain is one hand-off; the rows that two
+// ranges share at their boundary are computed by both.
+//
+// The members run their own kernels on bands of rows (ops/row_bands.h), with the same arithmetic
+// as unfused, so the outputs are the same bits. The values inside a chain get no arena memory.
+#pragma once
+
+#include <vector>
+
+#include "edgerun/delegate.h"
+
+namespace edgerun {
+class Subgraph;
+}
+
+namespace edgerun::ops {
+
+// Chains of the execution plan worth fusing, as lists of plan positions (consecutive, in order):
+// a depthwise convolution with the convolution that feeds it and the 1x1 convolution it feeds,
+// where each value between them is read by the next member alone and all members run by bands.
+// With several threads, chains whose output has fewer than kMinRowsPerThread rows per thread are
+// left alone (the rows recomputed at the boundaries would cost more than fusing saves).
+constexpr int kMinRowsPerThread = 4;
+std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads);
+
+// The internal "delegate" whose partitions are the chains FindRowChains finds ("FUSED").
+Delegate& RowChainDelegate();
+
+}  // namespace edgerun::ops

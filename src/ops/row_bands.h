@@ -1,0 +1,55 @@
+// Ops that compute a band of output rows from a band of input rows, on the calling thread, so that
+// a chain of them runs strip by strip with the values between them in cache (ops/fused_rows.h).
+// The bands are rows of one image [1, H, W, C], each row W * C values, contiguous from `data`.
+#pragma once
+
+#include <memory>
+
+#include "edgerun/op.h"
+#include "edgerun/tensor.h"
+
+namespace edgerun::ops {
+
+struct RowBand {
+  const void* data;  // row `first` of the tensor
+  int first, rows;
+};
+struct OutputRowBand {
+  void* data;
+  int first, rows;
+};
+
+// Made for one prepared node; its state (packed weights, quantization) is the node's own.
+class RowKernel {
+ public:
+  virtual ~RowKernel() = default;
+  // The input rows [*first, *end) that output rows [out_first, out_end) read, clipped to the input.
+  virtual void InputRows(int out_first, int out_end, int* first, int* end) const = 0;
+  // Once per Invoke, on the calling thread, before any band (packs weights at the first call).
+  virtual void Begin(OpContext& ctx) = 0;
+  // Output rows [out.first, out.first + out.rows) from `in`, which holds at least the rows they read
+  // (InputRows). Safe to call from several threads at once for different bands.
+  virtual void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const = 0;
+};
+
+// The row kernel of a prepared node, or null when the node cannot run by bands (an op without one,
+// a batch of more than one image, a type or path the band kernels do not cover). Input 0 is the one
+// read by bands; the node's other inputs are constants.
+std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx);
+
+// Defined in the ops' own files.
+std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx);
+std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx);
+
+// Vertical window geometry of a convolution: the input rows [*first, *end) that output rows
+// [out_first, out_end) read, clipped to [0, in_h).
+inline void WindowRows(int out_first, int out_end, int stride, int pad, int k, int dilation, int in_h, int* first,
+                       int* end) {
+  const int lo = out_first * stride - pad;
+  const int hi = (out_end - 1) * stride - pad + (k - 1) * dilation + 1;
+  *first = lo < 0 ? 0 : lo;
+  *end = hi > in_h ? in_h : hi;
+  if (*end < *first) *end = *first;
+}
+
+}  // namespace edgerun::ops

@@ -1,0 +1,274 @@
+// Fused chains of convolutions (ops/fused_rows.h) against the same model with every node on its
+// own: random chains (expansion, depthwise, projection; a strided first convolution; float32,
+// int8, uint8), images tall enough for several strips and thread ranges, 1 to 3 threads. The
+// outputs must be the same bits: the members run the same kernels on bands of rows.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "core/subgraph.h"
+#include "ops/fused_rows.h"
+#include "test_util.h"
+
+namespace edgerun {
+namespace {
+
+using Op = tflite::BuiltinOperator;
+using Act = tflite::ActivationFunctionType;
+constexpr TensorType kF32 = TensorType::kFloat32;
+constexpr TensorType kI8 = TensorType::kInt8;
+constexpr TensorType kU8 = TensorType::kUInt8;
+
+QuantizationParams Q(float scale, int64_t zero_point) { return {{scale}, {zero_point}, 0}; }
+
+struct Chain {
+  TensorType type = kF32;
+  int h = 16, w = 16, in_c = 8, mid_c = 24, out_c = 8;
+  bool expand = true;         // a first convolution before the depthwise one
+  int expand_window = 1;      // its window (3: a strided 3x3 convolution, as MobileNet's first)
+  int expand_stride = 1;
+  int dw_window = 3, dw_stride = 1;
+  bool dw_same = true;        // SAME padding, else VALID
+  bool project = true;        // a 1x1 convolution after it
+  bool output_mid = false;    // the depthwise output is also a subgraph output (no fusion there)
+};
+
+int OutSize(int in, int k, int stride, bool same) { return same ? (in + stride - 1) / stride : (in - k) / stride + 1; }
+
+std::vector<uint8_t> ChainModel(const Chain& c, uint32_t seed) {
+  ModelBuilder b;
+  std::mt19937 rng(seed);
+  const bool q8 = c.type != kF32;
+  const bool s8 = c.type == kI8;
+  auto zp = [&]() -> int64_t { return s8 ? static_cast<int>(rng() % 21) - 10 : 100 + static_cast<int>(rng() % 50); };
+  auto act = [&](float scale) { return q8 ? Q(scale, zp()) : QuantizationParams{}; };
+  auto weights = [&](const std::string& name, Shape shape, bool per_channel) {
+    size_t n = 1;
+    for (int d : shape) n *= static_cast<size_t>(d);
+    if (!q8) return b.AddConstant<float>(name, kF32, shape, testing::RandomFloats(n, rng(), -0.5f, 0.5f));
+    if (s8) {
+      std::vector<int8_t> v(n);
+      for (auto& x : v) x = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+      QuantizationParams q;
+      const int channels = per_channel ? shape[shape[0] == 1 ? 3 : 0] : 1;
+      for (int i = 0; i < channels; ++i) {
+        q.scale.push_back(0.002f + 0.004f * static_cast<float>(rng() % 100) / 100.0f);
+        q.zero_point.push_back(0);
+      }
+      q.quantized_dimension = shape[0] == 1 ? 3 : 0;
+      return b.AddConstant<int8_t>(name, kI8, shape, v, q);
+    }
+    std::vector<uint8_t> v(n);
+    for (auto& x : v) x = static_cast<uint8_t>(rng() % 256);
+    return b.AddConstant<uint8_t>(name, kU8, shape, v, Q(0.004f, 110 + static_cast<int>(rng() % 30)));
+  };
+  auto bias = [&](const std::string& name, int n) {
+    if (!q8) return b.AddConstant<float>(name, kF32, {n}, testing::RandomFloats(n, rng(), -0.3f, 0.3f));
+    std::vector<int32_t> v(static_cast<size_t>(n));
+    for (auto& x : v) x = static_cast<int32_t>(rng() % 2001) - 1000;
+    return b.AddConstant<int32_t>(name, TensorType::kInt32, {n}, v, Q(0.0002f, 0));
+  };
+  const int x = b.AddTensor("x", c.type, {1, c.h, c.w, c.in_c}, act(0.05f));
+  int value = x, h = c.h, w = c.w, channels = c.in_c;
+  if (c.expand) {
+    const int k = c.expand_window;
+    const int oh = OutSize(h, k, c.expand_stride, true), ow = OutSize(w, k, c.expand_stride, true);
+    const int out = b.AddTensor("expanded", c.type, {1, oh, ow, c.mid_c}, act(0.04f));
+    auto o = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, c.expand_stride, c.expand_stride,
+                                                    Act::ActivationFunctionType_RELU6));
+    b.AddOp(Op::BuiltinOperator_CONV_2D, {value, weights("w_expand", {c.mid_c, k, k, channels}, true), bias("b1", c.mid_c)},
+            {out}, tflite::BuiltinOptions_Conv2DOptions, o);
+    value = out;
+    h = oh;
+    w = ow;
+    channels = c.mid_c;
+  }
+  {
+    const int k = c.dw_window;
+    const int oh = OutSize(h, k, c.dw_stride, c.dw_same), ow = OutSize(w, k, c.dw_stride, c.dw_same);
+    const int out = b.AddTensor("depthwise", c.type, {1, oh, ow, channels}, act(0.03f));
+    auto o = ER_OPTIONS(tflite::CreateDepthwiseConv2DOptions(fbb, c.dw_same ? tflite::Padding_SAME : tflite::Padding_VALID,
+                                                             c.dw_stride, c.dw_stride, 1, Act::ActivationFunctionType_RELU6));
+    b.AddOp(Op::BuiltinOperator_DEPTHWISE_CONV_2D, {value, weights("w_dw", {1, k, k, channels}, true), bias("b2", channels)},
+            {out}, tflite::BuiltinOptions_DepthwiseConv2DOptions, o);
+    value = out;
+    h = oh;
+    w = ow;
+  }
+  std::vector<int> outputs;
+  if (c.output_mid) outputs.push_back(value);
+  if (c.project) {
+    const int out = b.AddTensor("projected", c.type, {1, h, w, c.out_c}, act(0.06f));
+    auto o = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1));
+    b.AddOp(Op::BuiltinOperator_CONV_2D, {value, weights("w_project", {c.out_c, 1, 1, channels}, false), bias("b3", c.out_c)},
+            {out}, tflite::BuiltinOptions_Conv2DOptions, o);
+    value = out;
+  }
+  outputs.push_back(value);
+  b.SetInputs({x});
+  b.SetOutputs(outputs);
+  return b.Finish();
+}
+
+struct Result {
+  std::vector<std::vector<uint8_t>> outputs;
+  int fused_nodes = 0;  // model nodes in FUSED partitions
+  size_t arena = 0;
+};
+
+Result RunChain(const std::vector<uint8_t>& bytes, bool fuse, int threads, uint32_t seed, bool xnnpack = false) {
+  InterpreterOptions options;
+  options.fuse_row_chains = fuse;
+  options.num_threads = threads;
+  options.use_xnnpack = xnnpack;
+  Result r;
+  auto interpreter = testing::Build(bytes, options);
+  if (!interpreter) return r;
+  Tensor* in = interpreter->input(0);
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> values(in->bytes);
+  if (in->type == kF32) {
+    const auto f = testing::RandomFloats(static_cast<size_t>(in->num_elements()), seed, -1.0f, 1.0f);
+    std::memcpy(values.data(), f.data(), in->bytes);
+  } else {
+    for (auto& v : values) v = static_cast<uint8_t>(rng());
+  }
+  std::memcpy(in->data, values.data(), in->bytes);
+  EXPECT_TRUE(interpreter->Invoke().ok());
+  for (size_t k = 0; k < interpreter->num_outputs(); ++k) {
+    const Tensor* out = interpreter->output(static_cast<int>(k));
+    const auto* p = static_cast<const uint8_t*>(out->data);
+    r.outputs.emplace_back(p, p + out->bytes);
+  }
+  for (const auto& p : interpreter->delegation()->partitions) {
+    if (p.delegate == "FUSED") r.fused_nodes += static_cast<int>(p.partition.nodes.size());
+  }
+  r.arena = interpreter->subgraph(0)->arena_bytes();
+  return r;
+}
+
+Chain RandomChain(std::mt19937& rng) {
+  Chain c;
+  const TensorType types[] = {kF32, kI8, kU8};
+  c.type = types[rng() % 3];
+  c.h = 8 + static_cast<int>(rng() % 40);
+  c.w = 3 + static_cast<int>(rng() % 40);
+  c.in_c = 1 + static_cast<int>(rng() % 24);
+  c.mid_c = 1 + static_cast<int>(rng() % 70);
+  c.out_c = 1 + static_cast<int>(rng() % 24);
+  c.expand = rng() % 4 != 0;
+  if (c.expand && rng() % 4 == 0) {
+    c.expand_window = 3;
+    c.expand_stride = 1 + static_cast<int>(rng() % 2);
+  }
+  c.dw_window = rng() % 3 == 0 ? 5 : 3;
+  c.dw_stride = 1 + static_cast<int>(rng() % 2);
+  c.dw_same = rng() % 4 != 0;
+  c.project = !c.expand || rng() % 4 != 0;
+  // VALID padding needs a window's worth of rows and columns after the first convolution.
+  const int h = c.expand ? OutSize(c.h, c.expand_window, c.expand_stride, true) : c.h;
+  const int w = c.expand ? OutSize(c.w, c.expand_window, c.expand_stride, true) : c.w;
+  if (h < c.dw_window || w < c.dw_window) c.dw_same = true;
+  return c;
+}
+
+std::string Describe(const Chain& c) {
+  return StrCat(TensorTypeName(c.type), " ", c.h, "x", c.w, "x", c.in_c, c.expand ? StrCat(" expand k", c.expand_window, " s", c.expand_stride, " -> ", c.mid_c) : std::string(),
+                " dw ", c.dw_window, "x", c.dw_window, " s", c.dw_stride, c.dw_same ? " same" : " valid",
+                c.project ? StrCat(" project -> ", c.out_c) : std::string());
+}
+
+TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
+  std::mt19937 rng(7);
+  int fused_cases = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    const Chain c = RandomChain(rng);
+    SCOPED_TRACE(Describe(c));
+    const auto bytes = ChainModel(c, static_cast<uint32_t>(iter));
+    const Result want = RunChain(bytes, false, 1, static_cast<uint32_t>(iter));
+    ASSERT_FALSE(want.outputs.empty());
+    EXPECT_EQ(want.fused_nodes, 0);
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(StrCat(threads, " threads"));
+      const Result got = RunChain(bytes, true, threads, static_cast<uint32_t>(iter));
+      ASSERT_EQ(got.outputs, want.outputs);
+      if (threads == 1) {
+        // At one thread every chain is fused (the float32 and byte-dot kernels run by bands on
+        // every CPU the tests run on: 8-bit needs VNNI, so count the float chains only).
+        if (c.type == kF32) EXPECT_EQ(got.fused_nodes, (c.expand ? 1 : 0) + 1 + (c.project ? 1 : 0));
+        fused_cases += got.fused_nodes > 0;
+      }
+    }
+  }
+  EXPECT_GT(fused_cases, 20);
+}
+
+// MobileNet v2's block shapes, tall enough for many strips: at 2 and 3 threads each range
+// recomputes the rows its neighbour also needs.
+TEST(FusedRows, InvertedResidualBlocksAtMobileNetSizes) {
+  for (TensorType type : {kF32, kI8, kU8}) {
+    for (int stride : {1, 2}) {
+      Chain c;
+      c.type = type;
+      c.h = c.w = 56;
+      c.in_c = 24;
+      c.mid_c = 144;
+      c.out_c = stride == 1 ? 24 : 32;
+      c.dw_stride = stride;
+      SCOPED_TRACE(Describe(c));
+      const auto bytes = ChainModel(c, 3);
+      const Result want = RunChain(bytes, false, 1, 5);
+      for (int threads : {1, 2, 3}) {
+        const Result got = RunChain(bytes, true, threads, 5);
+        ASSERT_EQ(got.outputs, want.outputs) << threads << " threads";
+        if (type == kF32) {
+          EXPECT_EQ(got.fused_nodes, 3) << threads << " threads";
+          // The two intermediate values (56x56x144 floats) get no arena memory.
+          EXPECT_LT(got.arena, want.arena);
+        }
+      }
+    }
+  }
+}
+
+// A value read outside the chain (here a subgraph output) is not fused away.
+TEST(FusedRows, AValueReadOutsideTheChainEndsIt) {
+  Chain c;
+  c.output_mid = true;
+  const auto bytes = ChainModel(c, 9);
+  const Result want = RunChain(bytes, false, 1, 2);
+  const Result got = RunChain(bytes, true, 1, 2);
+  EXPECT_EQ(got.outputs, want.outputs);
+  // The expansion and the depthwise convolution still fuse; the projection reads the output.
+  EXPECT_EQ(got.fused_nodes, 2);
+}
+
+// Small images at several threads stay unfused: each thread's range would be a few rows, most of
+// them recomputed at the boundaries.
+TEST(FusedRows, ImagesWithFewRowsPerThreadStayUnfused) {
+  Chain c;
+  c.h = c.w = 7;
+  const auto bytes = ChainModel(c, 11);
+  EXPECT_EQ(RunChain(bytes, true, 1, 1).fused_nodes, 3);
+  EXPECT_EQ(RunChain(bytes, true, 2, 1).fused_nodes, 0);
+  EXPECT_EQ(RunChain(bytes, true, 2, 1).outputs, RunChain(bytes, false, 1, 1).outputs);
+}
+
+// With XNNPACK on, the chains are made of what the builtin kernels still run, and the results
+// do not depend on the fusion.
+TEST(FusedRows, WithXnnpackTheResultsDoNotDependOnFusion) {
+  for (TensorType type : {kF32, kI8}) {
+    Chain c;
+    c.type = type;
+    c.h = c.w = 40;
+    c.in_c = 32;
+    c.mid_c = 128;
+    c.out_c = 32;
+    const auto bytes = ChainModel(c, 13);
+    EXPECT_EQ(RunChain(bytes, true, 2, 4, true).outputs, RunChain(bytes, false, 2, 4, true).outputs) << TensorTypeName(type);
+  }
+}
+
+}  // namespace
+}  // namespace edgerun

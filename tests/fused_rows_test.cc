@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/subgraph.h"
+#include "kernels/optimized/cpu.h"
 #include "ops/fused_rows.h"
 #include "test_util.h"
 
@@ -268,6 +269,74 @@ TEST(FusedRows, WithXnnpackTheResultsDoNotDependOnFusion) {
     const auto bytes = ChainModel(c, 13);
     EXPECT_EQ(RunChain(bytes, true, 2, 4, true).outputs, RunChain(bytes, false, 2, 4, true).outputs) << TensorTypeName(type);
   }
+}
+
+// On AVX-512, where edgerun's GEMM keeps the large float convolutions and their depthwise
+// convolutions, a small 1x1 projection after them stays builtin too when chains are fused, so
+// that the whole block is one FUSED node instead of a FUSED node and a one-node XNNPACK partition.
+TEST(FusedRows, ASmallProjectionStaysWithItsFusedBlock) {
+  if (!XnnpackAvailable() || optimized::ActiveIsa() != optimized::Isa::kAvx512) GTEST_SKIP() << "needs XNNPACK and AVX-512";
+  Chain c;  // 56x56x24 -> 144 (10.8M multiply-adds), depthwise stride 2, 28x28x144 -> 32 (3.6M)
+  c.h = c.w = 56;
+  c.in_c = 24;
+  c.mid_c = 144;
+  c.out_c = 32;
+  c.dw_stride = 2;
+  const auto bytes = ChainModel(c, 17);
+  InterpreterOptions options;
+  options.xnnpack_min_partition_nodes = 1;
+  auto interpreter = testing::Build(bytes, options);
+  ASSERT_TRUE(interpreter);
+  const DelegationReport& report = *interpreter->delegation();
+  ASSERT_EQ(report.partitions.size(), 1u);
+  EXPECT_EQ(report.partitions[0].delegate, "FUSED");
+  EXPECT_EQ(report.partitions[0].partition.nodes.size(), 3u);
+  ASSERT_FALSE(report.nodes[2].refusals.empty());
+  EXPECT_NE(report.nodes[2].refusals[0].second.find("runs fused with it"), std::string::npos)
+      << report.nodes[2].refusals[0].second;
+  // Unfused, XNNPACK takes the projection.
+  options.fuse_row_chains = false;
+  auto unfused = testing::Build(bytes, options);
+  ASSERT_TRUE(unfused);
+  ASSERT_EQ(unfused->delegation()->partitions.size(), 1u);
+  EXPECT_EQ(unfused->delegation()->partitions[0].delegate, "XNNPACK");
+  EXPECT_EQ(unfused->delegation()->partitions[0].partition.nodes, std::vector<int>{2});
+}
+
+// A CONV_2D kernel registered in place of edgerun's (BuiltinOpResolver::AddBuiltin) has state of
+// its own: the chain is not fused, and that kernel runs.
+TEST(FusedRows, AReplacedConvolutionKernelIsNotFused) {
+  const Chain c;
+  const auto bytes = ChainModel(c, 19);
+  auto model = Model::FromBufferCopy(bytes.data(), bytes.size(), "chain.tflite");
+  ASSERT_TRUE(model.ok());
+  BuiltinOpResolver resolver;
+  int evals = 0;
+  OpRegistration conv;
+  conv.name = "CONV_2D";
+  conv.builtin_code = tflite::BuiltinOperator_CONV_2D;
+  conv.max_version = 8;
+  conv.init = [](OpContext&) -> void* { return new int(7); };
+  conv.free = [](void* p) { delete static_cast<int*>(p); };
+  conv.prepare = [](OpContext& ctx) {
+    const Tensor* in = ctx.input(0);
+    const Tensor* filter = ctx.input(1);
+    return ctx.ResizeOutput(0, {1, in->dim(1), in->dim(2), filter->dim(0)});
+  };
+  conv.eval = [&evals](OpContext& ctx) {
+    ++evals;
+    std::memset(ctx.output(0)->data, 0, ctx.output(0)->bytes);
+    return Status::Ok();
+  };
+  resolver.AddBuiltin(conv);
+  InterpreterOptions options;
+  options.use_xnnpack = false;
+  auto interpreter = Interpreter::Create(*model, resolver, options);
+  ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
+  ASSERT_TRUE((*interpreter)->AllocateTensors().ok());
+  EXPECT_TRUE((*interpreter)->delegation()->partitions.empty());
+  ASSERT_TRUE((*interpreter)->Invoke().ok());
+  EXPECT_EQ(evals, 2);  // the expansion and the projection, on the replacement kernel
 }
 
 }  // namespace

@@ -234,6 +234,7 @@ class XnnpackDelegate : public Delegate {
     }
     std::string builtin = BuiltinGemmIsFaster(node);
     if (builtin.empty()) builtin = ReadsTheBuiltinGemm(node);
+    if (builtin.empty()) builtin = ProjectsTheBuiltinDepthwise(node);
     if (!builtin.empty()) return NodeClaim::No(builtin);
     StaticStorage storage;
     GraphBuilder check(graph, nullptr, [](int) { return 0u; }, storage);
@@ -348,6 +349,37 @@ class XnnpackDelegate : public Delegate {
         return StrCat(TensorTypeName(input->type), " depthwise convolution of the output of op ", n,
                       ", which stays on edgerun's GEMM: alone in a partition it would cost a handoff and save nothing");
       }
+    }
+    return {};
+  }
+
+  // Why a float32 1x1 CONV_2D below the size rule stays builtin: it projects the output of a
+  // depthwise convolution that ReadsTheBuiltinGemm keeps (the last convolution of an
+  // inverted-residual block), so with the chains fused (InterpreterOptions::fuse_row_chains) it
+  // runs in the same FUSED node, strip by strip, instead of a one-node partition and a handoff.
+  static std::string ProjectsTheBuiltinDepthwise(const OpContext& node) {
+    if (node.builtin_code() != tflite::BuiltinOperator_CONV_2D || node.num_inputs() < 2 ||
+        !node.interpreter().options().fuse_row_chains) {
+      return {};
+    }
+    const Tensor* input = node.input(0);
+    const Tensor* filter = node.input(1);
+    const Tensor* output = node.num_outputs() == 1 ? node.output(0) : nullptr;
+    if (!input || !filter || !output || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32 ||
+        input->rank() != 4 || filter->rank() != 4 || output->rank() != 4 || filter->dim(1) != 1 ||
+        filter->dim(2) != 1 || filter->dim(3) != input->dim(3) || input->dim(1) != output->dim(1) ||
+        input->dim(2) != output->dim(2)) {
+      return {};
+    }
+    const int t = node.input_tensor_index(0);
+    Subgraph& graph = node.subgraph();
+    for (int n = 0; n < graph.num_model_nodes(); ++n) {
+      const OpContext producer(&graph, n);
+      if (producer.num_outputs() != 1 || producer.output_tensor_index(0) != t) continue;
+      if (ReadsTheBuiltinGemm(producer).empty()) return {};
+      return StrCat("float32 1x1 convolution of the output of op ", n,
+                    ", a depthwise convolution that stays builtin: it runs fused with it "
+                    "(InterpreterOptions::fuse_row_chains)");
     }
     return {};
   }

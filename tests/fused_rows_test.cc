@@ -118,9 +118,13 @@ struct Result {
   size_t arena = 0;
 };
 
-Result RunChain(const std::vector<uint8_t>& bytes, bool fuse, int threads, uint32_t seed, bool xnnpack = false) {
+// With `fuse`, every chain is fused (fuse_all_row_chains), whatever the cost rules say, unless
+// `cost_rules`.
+Result RunChain(const std::vector<uint8_t>& bytes, bool fuse, int threads, uint32_t seed, bool xnnpack = false,
+                bool cost_rules = false) {
   InterpreterOptions options;
   options.fuse_row_chains = fuse;
+  options.fuse_all_row_chains = !cost_rules;
   options.num_threads = threads;
   options.use_xnnpack = xnnpack;
   Result r;
@@ -251,9 +255,26 @@ TEST(FusedRows, ImagesWithFewRowsPerThreadStayUnfused) {
   Chain c;
   c.h = c.w = 7;
   const auto bytes = ChainModel(c, 11);
-  EXPECT_EQ(RunChain(bytes, true, 1, 1).fused_nodes, 3);
-  EXPECT_EQ(RunChain(bytes, true, 2, 1).fused_nodes, 0);
-  EXPECT_EQ(RunChain(bytes, true, 2, 1).outputs, RunChain(bytes, false, 1, 1).outputs);
+  EXPECT_EQ(RunChain(bytes, true, 1, 1, false, true).fused_nodes, 3);
+  EXPECT_EQ(RunChain(bytes, true, 2, 1, false, true).fused_nodes, 0);
+  EXPECT_EQ(RunChain(bytes, true, 2, 1, false, true).outputs, RunChain(bytes, false, 1, 1).outputs);
+}
+
+// Weights that every strip reads again, against values that fit a few strips: unfused. The
+// default rules keep MobileNet v2's 56x56 blocks fused (27 KB of weights, 3.6 MB of values).
+TEST(FusedRows, LargeWeightsForSmallValuesStayUnfused) {
+  Chain heavy;  // 16x16x256 -> 512 -> 256: 1 MB of weights for 1 MB of values
+  heavy.h = heavy.w = 16;
+  heavy.in_c = 256;
+  heavy.mid_c = 512;
+  heavy.out_c = 256;
+  EXPECT_EQ(RunChain(ChainModel(heavy, 21), true, 1, 1, false, true).fused_nodes, 0);
+  Chain light;
+  light.h = light.w = 56;
+  light.in_c = 24;
+  light.mid_c = 144;
+  light.out_c = 24;
+  EXPECT_EQ(RunChain(ChainModel(light, 21), true, 1, 1, false, true).fused_nodes, 3);
 }
 
 // With XNNPACK on, the chains are made of what the builtin kernels still run, and the results

@@ -67,6 +67,9 @@ struct InterpreterOptions {
   // and a 1x1 projection: MobileNet v2's blocks) run as one node, strip by strip, with the values
   // between them in cache and no arena memory; the same results (docs/performance.md).
   bool fuse_row_chains = true;
+  // Fuse every chain the kernels can run by bands, also where the cost rules say that the
+  // unfused nodes are faster (large weights for small values, few rows per thread): for tests.
+  bool fuse_all_row_chains = false;
   // Delegates applied before XNNPACK, in this order; each sees the nodes the previous left.
   std::vector<std::shared_ptr<Delegate>> delegates;
 };

@@ -741,7 +741,8 @@ Status Subgraph::ApplyDelegates() {
   // them strip by strip (ops/fused_rows.h).
   if (interpreter_->options().fuse_row_chains) {
     const ThreadPool* pool = interpreter_->thread_pool();
-    const std::vector<std::vector<int>> chains = ops::FindRowChains(*this, plan_, pool ? pool->num_threads() : 1);
+    const std::vector<std::vector<int>> chains = ops::FindRowChains(
+        *this, plan_, pool ? pool->num_threads() : 1, interpreter_->options().fuse_all_row_chains);
     if (!chains.empty()) ER_RETURN_IF_ERROR(ApplyDelegate(ops::RowChainDelegate(), reusable, &chains));
   }
   return Status::Ok();  // kernels left in `reusable` belong to partitions that no longer exist

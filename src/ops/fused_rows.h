@@ -27,10 +27,13 @@ namespace edgerun::ops {
 // Chains of the execution plan worth fusing, as lists of plan positions (consecutive, in order):
 // a depthwise convolution with the convolution that feeds it and the 1x1 convolution it feeds,
 // where each value between them is read by the next member alone and all members run by bands.
-// With several threads, chains whose output has fewer than kMinRowsPerThread rows per thread are
-// left alone (the rows recomputed at the boundaries would cost more than fusing saves).
+// Unless `all`, two cost rules leave chains alone: with several threads, a chain whose output has
+// fewer than kMinRowsPerThread rows per thread (the rows recomputed at the boundaries would cost
+// more than fusing saves), and one whose weights, read again by every strip, outweigh the values
+// that fusing keeps out of memory.
 constexpr int kMinRowsPerThread = 4;
-std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads);
+std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads,
+                                            bool all = false);
 
 // The internal "delegate" whose partitions are the chains FindRowChains finds ("FUSED").
 Delegate& RowChainDelegate();

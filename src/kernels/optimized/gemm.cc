@@ -351,12 +351,13 @@ template void PackI8FromNK<int8_t>(const int8_t*, int64_t, int, int, int32_t, in
 template void PackI8FromNK<uint8_t>(const uint8_t*, int64_t, int, int, int32_t, int32_t, bool, Isa, PackedI8*);
 
 void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
-                const I8FusedOutput* fused) {
+                const I8FusedOutput* fused, bool flip_a) {
   const IsaKernels& kern = KernelsFor(b.isa);
   const int mr = kern.i8_mr, nr = b.nr;
-  const GemmI8Fn* kernels = nr == kern.i8_nr ? kern.gemm_i8 : kern.gemm_i8_narrow;
+  const GemmI8Fn* kernels = nr == kern.i8_nr ? (flip_a ? kern.gemm_i8_flip : kern.gemm_i8)
+                                             : (flip_a ? kern.gemm_i8_flip_narrow : kern.gemm_i8_narrow);
   int32_t* row_init = ScratchI32(static_cast<size_t>(m), 3);
-  kern.row_sums_i8(a, lda, m, b.k, b.row_scale, row_init);
+  (flip_a ? kern.row_sums_u8 : kern.row_sums_i8)(a, lda, m, b.k, b.row_scale, row_init);
   // As GemmF32Tile: a block of a B panel stays in L1 while the micro-tiles of rows pass over it.
   const int kc4 = b.k4 == 0 ? 1 : DepthBlock(b.k4, nr, 4);
   for (int q0 = 0; q0 < std::max(b.k4, 1); q0 += kc4) {

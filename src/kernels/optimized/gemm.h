@@ -196,7 +196,9 @@ struct I8FusedOutput {
   int8_t* out;
   int64_t ldo;
 };
+// With flip_a, A holds the uint8 activations themselves (b packed with flip_input), read as the
+// signed bytes a - 128: no flipped copy.
 void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
-                const I8FusedOutput* fused = nullptr);
+                const I8FusedOutput* fused = nullptr, bool flip_a = false);
 
 }  // namespace edgerun::optimized

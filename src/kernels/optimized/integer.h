@@ -213,10 +213,12 @@ void IntegerMatMul(ThreadPool* pool, const In* a, int64_t lda, int64_t m, int32_
 
 // ---- int8 x int8 on byte dot products (HasGemmI8; see PackedI8)
 
-// Rows of A for GemmI8Tile: read in place, or a copy in thread scratch.
+// Rows of A for GemmI8Tile: read in place, or a copy in thread scratch; `flip`: uint8 values that
+// GemmI8Tile flips as it reads them (flip_a).
 struct I8Rows {
   const int8_t* a;
   int64_t lda;
+  bool flip = false;
 };
 
 // The product split over the pool as IntGemm; rows_of(first_row, rows) gives the rows of A.
@@ -242,9 +244,9 @@ void IntGemmI8Staged(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsO
       if (fused) {
         I8FusedOutput tile = *fused;
         tile.out += r0 * tile.ldo;
-        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, &tile);
+        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, &tile, src.flip);
       } else {
-        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols);
+        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, nullptr, src.flip);
         for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, sums + static_cast<int64_t>(r) * cols);
       }
     }
@@ -279,12 +281,16 @@ void ToSignedBytes(int8_t* row, int64_t n) {
   }
 }
 
-// Rows of an 8-bit matrix A [m][k] (rows lda apart) as GemmI8Tile reads them: in place for int8
-// rows whose depth is a multiple of 4, else copied (and flipped for uint8) into thread scratch.
+// Rows of an 8-bit matrix A [m][k] (rows lda apart) as GemmI8Tile reads them: in place for rows
+// whose depth is a multiple of 4 (uint8 ones flipped as they are read, where the ISA can), else
+// copied (and flipped for uint8) into thread scratch.
 template <class In>
 I8Rows MatrixRowsI8(const In* a, int64_t lda, int64_t r0, int rows, int k, int64_t ldd) {
   const auto* bytes = reinterpret_cast<const int8_t*>(a);
-  if (std::is_same_v<In, int8_t> && k % 4 == 0) return I8Rows{bytes + r0 * lda, lda};
+  if (k % 4 == 0) {
+    if (std::is_same_v<In, int8_t>) return I8Rows{bytes + r0 * lda, lda};
+    if (ActiveKernels().row_sums_u8 != nullptr) return I8Rows{bytes + r0 * lda, lda, true};
+  }
   int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
   for (int r = 0; r < rows; ++r) {
     if (k > 0) std::memcpy(dst + r * ldd, bytes + (r0 + r) * lda, static_cast<size_t>(k));  // a may be null
@@ -423,6 +429,9 @@ void IntegerConv2DI8(ThreadPool* pool, const reference::ConvParams& p, const ref
       IntGemmI8(pool, m, b, [&](int64_t r0, int rows) {
         int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
         Im2ColI8(p, d, f_c, g, input, pad, r0, rows, dst, ldd);
+        // uint8: flipped as the GEMM reads them, where the ISA can (the padding holds the raw
+        // zero point, so flips to the same value as the taps).
+        if (std::is_same_v<In, uint8_t> && ActiveKernels().row_sums_u8 != nullptr) return I8Rows{dst, ldd, true};
         ToSignedBytes<In>(dst, rows * ldd);
         return I8Rows{dst, ldd};
       }, stage);

@@ -62,7 +62,8 @@ struct I8Epilogue {
 };
 using GemmI8Fn = void (*)(int kc4, const int8_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int nc,
                           bool accumulate, const I8Epilogue* ep);
-// out[r] = scale * (sum of a[r][0 .. k)), int32 that wraps; rows lda bytes apart.
+// out[r] = scale * (sum of a[r][0 .. k)), int32 that wraps; rows lda bytes apart. The _u8 variant
+// reads A as uint8 values a and sums a - 128, the signed bytes the _flip GEMM kernels make of them.
 using RowSumsI8Fn = void (*)(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out);
 
 // ---- depthwise convolution, a range of output rows, channels in SIMD lanes (depth multiplier 1)
@@ -146,7 +147,12 @@ struct IsaKernels {
   int i8_mr = 0, i8_nr = 0, i8_nr_narrow = 0;
   GemmI8Fn gemm_i8[kMaxMr + 1] = {};
   GemmI8Fn gemm_i8_narrow[kMaxMr + 1] = {};
+  // The same with A holding uint8 values, each byte's top bit flipped as it is read (a - 128):
+  // uint8 activations read in place instead of copied flipped.
+  GemmI8Fn gemm_i8_flip[kMaxMr + 1] = {};
+  GemmI8Fn gemm_i8_flip_narrow[kMaxMr + 1] = {};
   RowSumsI8Fn row_sums_i8 = nullptr;
+  RowSumsI8Fn row_sums_u8 = nullptr;
   AddI8Fn add_i8 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;
   DwConvRowFn dwconv_int = nullptr;

@@ -160,10 +160,12 @@ inline __m512i DotBytes(__m512i c, __m512i u8, __m512i s8) {
   return c;
 }
 
-template <int MR, int NV>
+template <int MR, int NV, bool kFlip = false>
 void GemmI8Vnni(int kc4, const int8_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int nc,
                 bool accumulate, const I8Epilogue* ep) {
   using V = Avx512<true>;
+  // kFlip: A holds uint8 values, read as the signed bytes a - 128 (top bit flipped).
+  const __m512i flip = _mm512_set1_epi32(kFlip ? static_cast<int32_t>(0x80808080u) : 0);
   __m512i acc[NV][MR];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
@@ -179,7 +181,8 @@ void GemmI8Vnni(int kc4, const int8_t* a, int64_t lda, const uint8_t* b, int32_t
     for (int i = 0; i < MR; ++i) {
       int32_t quad;
       __builtin_memcpy(&quad, a + i * lda + 4 * g, sizeof(quad));
-      const __m512i av = _mm512_set1_epi32(quad);
+      __m512i av = _mm512_set1_epi32(quad);
+      if constexpr (kFlip) av = _mm512_xor_si512(av, flip);
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) acc[v][i] = DotBytes(acc[v][i], bv[v], av);
     }
@@ -238,6 +241,23 @@ void RowSumsI8Vnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale,
   }
 }
 
+// The same over uint8 values a, summing a - 128 (the signed bytes the flipping GEMM reads):
+// the bytes as the unsigned operand against signed ones, minus 128 per value.
+void RowSumsU8Vnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  for (int r = 0; r < rows; ++r) {
+    const int8_t* row = a + r * lda;
+    __m512i s = _mm512_setzero_si512();
+    for (int i = 0; i < k; i += 64) {
+      const int left = k - i;
+      const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+      s = DotBytes(s, _mm512_maskz_loadu_epi8(m, row + i), ones);
+    }
+    const uint32_t sum = static_cast<uint32_t>(_mm512_reduce_add_epi32(s)) - 128u * static_cast<uint32_t>(k);
+    out[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(scale));
+  }
+}
+
 // 16 values a step: widened to int32, multiplied, shifted, clamped, narrowed.
 void AddI8(const void* a, const void* b, int64_t n, const AddI8Args& p, void* out) {
   const __m512i am = _mm512_set1_epi32(p.a_multiplier), bm = _mm512_set1_epi32(p.b_multiplier);
@@ -265,10 +285,13 @@ template <int... MR>
 void FillGemmI8(IsaKernels* k, std::integer_sequence<int, MR...>) {
   ((k->gemm_i8[MR + 1] = &GemmI8Vnni<MR + 1, 2>), ...);
   ((k->gemm_i8_narrow[MR + 1] = &GemmI8Vnni<MR + 1, 1>), ...);
+  ((k->gemm_i8_flip[MR + 1] = &GemmI8Vnni<MR + 1, 2, true>), ...);
+  ((k->gemm_i8_flip_narrow[MR + 1] = &GemmI8Vnni<MR + 1, 1, true>), ...);
   k->i8_mr = static_cast<int>(sizeof...(MR));
   k->i8_nr = 32;
   k->i8_nr_narrow = 16;
   k->row_sums_i8 = &RowSumsI8Vnni;
+  k->row_sums_u8 = &RowSumsU8Vnni;
 }
 
 }  // namespace

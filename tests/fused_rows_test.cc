@@ -9,6 +9,7 @@
 
 #include "core/subgraph.h"
 #include "kernels/optimized/cpu.h"
+#include "kernels/optimized/gemm.h"
 #include "ops/fused_rows.h"
 #include "test_util.h"
 
@@ -33,6 +34,7 @@ struct Chain {
   bool dw_same = true;        // SAME padding, else VALID
   bool project = true;        // a 1x1 convolution after it
   bool output_mid = false;    // the depthwise output is also a subgraph output (no fusion there)
+  int residual = 0;           // 1: ADD(projected, x) after the projection; 2: ADD(x, projected)
 };
 
 int OutSize(int in, int k, int stride, bool same) { return same ? (in + stride - 1) / stride : (in - k) / stride + 1; }
@@ -106,6 +108,14 @@ std::vector<uint8_t> ChainModel(const Chain& c, uint32_t seed) {
             {out}, tflite::BuiltinOptions_Conv2DOptions, o);
     value = out;
   }
+  if (c.residual != 0 && c.project) {
+    const int sum = b.AddTensor("sum", c.type, {1, h, w, c.out_c}, act(0.07f));
+    const auto activation = rng() % 2 ? Act::ActivationFunctionType_NONE : Act::ActivationFunctionType_RELU;
+    auto o = ER_OPTIONS(tflite::CreateAddOptions(fbb, activation));
+    const std::vector<int> operands = c.residual == 1 ? std::vector<int>{value, x} : std::vector<int>{x, value};
+    b.AddOp(Op::BuiltinOperator_ADD, operands, {sum}, tflite::BuiltinOptions_AddOptions, o);
+    value = sum;
+  }
   outputs.push_back(value);
   b.SetInputs({x});
   b.SetOutputs(outputs);
@@ -171,6 +181,11 @@ Chain RandomChain(std::mt19937& rng) {
   c.dw_stride = 1 + static_cast<int>(rng() % 2);
   c.dw_same = rng() % 4 != 0;
   c.project = !c.expand || rng() % 4 != 0;
+  // A residual ADD where the block keeps its shape (MobileNet v2's stride-1 blocks).
+  if (c.project && c.expand && c.expand_window == 1 && c.dw_stride == 1 && c.dw_same && rng() % 2 == 0) {
+    c.out_c = c.in_c;
+    c.residual = 1 + static_cast<int>(rng() % 2);
+  }
   // VALID padding needs a window's worth of rows and columns after the first convolution.
   const int h = c.expand ? OutSize(c.h, c.expand_window, c.expand_stride, true) : c.h;
   const int w = c.expand ? OutSize(c.w, c.expand_window, c.expand_stride, true) : c.w;
@@ -181,7 +196,7 @@ Chain RandomChain(std::mt19937& rng) {
 std::string Describe(const Chain& c) {
   return StrCat(TensorTypeName(c.type), " ", c.h, "x", c.w, "x", c.in_c, c.expand ? StrCat(" expand k", c.expand_window, " s", c.expand_stride, " -> ", c.mid_c) : std::string(),
                 " dw ", c.dw_window, "x", c.dw_window, " s", c.dw_stride, c.dw_same ? " same" : " valid",
-                c.project ? StrCat(" project -> ", c.out_c) : std::string());
+                c.project ? StrCat(" project -> ", c.out_c) : std::string(), c.residual ? " + residual" : "");
 }
 
 TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
@@ -201,12 +216,58 @@ TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
       if (threads == 1) {
         // At one thread every chain is fused (the float32 and byte-dot kernels run by bands on
         // every CPU the tests run on: 8-bit needs VNNI, so count the float chains only).
-        if (c.type == kF32) EXPECT_EQ(got.fused_nodes, (c.expand ? 1 : 0) + 1 + (c.project ? 1 : 0));
+        if (c.type == kF32) {
+          EXPECT_EQ(got.fused_nodes, (c.expand ? 1 : 0) + 1 + (c.project ? 1 : 0) + (c.residual ? 1 : 0));
+        }
         fused_cases += got.fused_nodes > 0;
       }
     }
   }
   EXPECT_GT(fused_cases, 20);
+}
+
+// The residual ADD joins its block, with either operand order, in LiteRT's 8-bit arithmetic
+// (XNNPACK's) and in TFLite's reference one.
+TEST(FusedRows, ResidualAddJoinsTheBlock) {
+  for (TensorType type : {kF32, kI8, kU8}) {
+    for (int order : {1, 2}) {
+      for (bool reference_arithmetic : {false, true}) {
+        Chain c;
+        c.type = type;
+        c.h = c.w = 28;
+        c.in_c = c.out_c = 16;
+        c.mid_c = 64;
+        c.residual = order;
+        SCOPED_TRACE(StrCat(Describe(c), order == 1 ? " (band first)" : " (band second)",
+                            reference_arithmetic ? " TFLite arithmetic" : ""));
+        const auto bytes = ChainModel(c, 23);
+        InterpreterOptions options = reference_arithmetic ? testing::TfliteReferenceArithmetic() : InterpreterOptions{};
+        options.use_xnnpack = false;
+        options.fuse_row_chains = false;
+        auto want = testing::Build(bytes, options);
+        options.fuse_row_chains = true;
+        options.num_threads = 2;
+        auto got = testing::Build(bytes, options);
+        ASSERT_TRUE(want && got);
+        for (Interpreter* it : {want.get(), got.get()}) {
+          Tensor* in = it->input(0);
+          for (int64_t i = 0; i < static_cast<int64_t>(in->bytes); ++i) static_cast<uint8_t*>(in->data)[i] = static_cast<uint8_t>(i * 37 + 11);
+          if (type == kF32) {
+            for (int64_t i = 0; i < in->num_elements(); ++i) in->data_as<float>()[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+          }
+          ASSERT_TRUE(it->Invoke().ok());
+        }
+        const Tensor* a = want->output(0);
+        const Tensor* b = got->output(0);
+        ASSERT_EQ(a->bytes, b->bytes);
+        EXPECT_EQ(std::memcmp(a->data, b->data, a->bytes), 0);
+        int fused = 0;
+        for (const auto& p : got->delegation()->partitions) fused += static_cast<int>(p.partition.nodes.size());
+        // 8-bit convolutions run by bands on the byte-dot GEMM (VNNI).
+        if (type == kF32 || optimized::HasGemmI8(optimized::ActiveIsa())) EXPECT_EQ(fused, 4);
+      }
+    }
+  }
 }
 
 // MobileNet v2's block shapes, tall enough for many strips: at 2 and 3 threads each range

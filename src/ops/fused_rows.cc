@@ -40,7 +40,9 @@ bool WorthFusing(Subgraph& sg, const std::vector<Node>& nodes, const std::vector
   size_t weights = 0, values = 0;
   for (size_t i = 0; i < chain.size(); ++i) {
     const Node& node = nodes[plan[static_cast<size_t>(chain[i])]];
-    if (node.inputs.size() > 1 && node.inputs[1] >= 0) weights += TensorBytes(*sg.tensor(node.inputs[1]));
+    // The filters (an ADD's operands are values, read once).
+    const bool has_filter = node.builtin_code != tflite::BuiltinOperator_ADD && node.inputs.size() > 1 && node.inputs[1] >= 0;
+    if (has_filter) weights += TensorBytes(*sg.tensor(node.inputs[1]));
     if (i + 1 < chain.size()) values += TensorBytes(*sg.tensor(node.outputs[0]));
   }
   const size_t strips = values / kStripBudgetBytes + 1;
@@ -56,12 +58,17 @@ class FusedRowsKernel final : public DelegateKernel {
     chain_.clear();
     for (int n : partition.nodes) {
       OpContext member(&sg, n);
-      std::unique_ptr<RowKernel> kernel = MakeRowKernel(member);
-      if (!kernel) return Status::Unsupported(StrCat(member.Location(), ": cannot run by bands of rows"));
       if (chain_.empty()) chain_.push_back(member.input_tensor_index(0));
-      if (member.input_tensor_index(0) != chain_.back()) {
+      // The input that reads the previous member's output (an ADD may have it second).
+      int band_input = -1;
+      for (int i = 0; i < member.num_inputs() && band_input < 0; ++i) {
+        if (member.input_tensor_index(i) == chain_.back()) band_input = i;
+      }
+      if (band_input < 0) {
         return Status::Unsupported(StrCat(member.Location(), ": does not read the previous member's output"));
       }
+      std::unique_ptr<RowKernel> kernel = MakeRowKernel(member, band_input);
+      if (!kernel) return Status::Unsupported(StrCat(member.Location(), ": cannot run by bands of rows"));
       chain_.push_back(member.output_tensor_index(0));
       members_.push_back({n, std::move(kernel)});
     }
@@ -270,6 +277,18 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     }
     chain.push_back(static_cast<int>(k));
     if (feeds_next(k) && IsPointwise(sg, nodes[plan[k + 1]])) chain.push_back(static_cast<int>(k + 1));
+    // The residual ADD that follows a projection joins it: its other operand is read at the same
+    // rows from its tensor (the block's input, written by the same thread's rows before).
+    const size_t last = static_cast<size_t>(chain.back());
+    if (chain.size() == 3 && last + 1 < plan.size() && plan[last + 1] < sg.num_model_nodes()) {
+      const Node& add = nodes[plan[last + 1]];
+      const int t = nodes[plan[last]].outputs[0];
+      if (add.builtin_code == tflite::BuiltinOperator_ADD && add.inputs.size() == 2 && add.outputs.size() == 1 &&
+          readers[t] == 1 && !add.prepare_at_eval && (add.inputs[0] == t) != (add.inputs[1] == t) &&
+          MakeRowKernel(OpContext(&sg, plan[last + 1]), add.inputs[0] == t ? 0 : 1) != nullptr) {
+        chain.push_back(static_cast<int>(last + 1));
+      }
+    }
     if (chain.size() < 2) continue;
     const Tensor& out = *sg.tensor(nodes[plan[chain.back()]].outputs[0]);
     if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads) continue;
@@ -280,15 +299,17 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
   return chains;
 }
 
-std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx) {
-  const Tensor* input = ctx.input(0);
+std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx, int band_input) {
+  const Tensor* input = band_input >= 0 && band_input < ctx.num_inputs() ? ctx.input(band_input) : nullptr;
   const Tensor* output = ctx.num_outputs() == 1 ? ctx.output(0) : nullptr;
   if (input == nullptr || output == nullptr || input->shape.size() != 4 || output->shape.size() != 4) return nullptr;
   switch (ctx.builtin_code()) {
     case tflite::BuiltinOperator_CONV_2D:
-      return MakeConv2DRowKernel(ctx);
+      return band_input == 0 ? MakeConv2DRowKernel(ctx) : nullptr;
     case tflite::BuiltinOperator_DEPTHWISE_CONV_2D:
-      return MakeDepthwiseConv2DRowKernel(ctx);
+      return band_input == 0 ? MakeDepthwiseConv2DRowKernel(ctx) : nullptr;
+    case tflite::BuiltinOperator_ADD:
+      return MakeAddRowKernel(ctx, band_input);
     default:
       return nullptr;
   }

@@ -26,7 +26,8 @@ namespace edgerun::ops {
 
 // Chains of the execution plan worth fusing, as lists of plan positions (consecutive, in order):
 // a depthwise convolution with the convolution that feeds it and the 1x1 convolution it feeds,
-// where each value between them is read by the next member alone and all members run by bands.
+// and the residual ADD after those three, where each value between them is read by the next
+// member alone and all members run by bands.
 // Unless `all`, two cost rules leave chains alone: with several threads, a chain whose output has
 // fewer than kMinRowsPerThread rows per thread (the rows recomputed at the boundaries would cost
 // more than fusing saves), and one whose weights, read again by every strip, outweigh the values

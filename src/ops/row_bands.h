@@ -32,14 +32,16 @@ class RowKernel {
   virtual void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const = 0;
 };
 
-// The row kernel of a prepared node, or null when the node cannot run by bands (an op without one,
-// a batch of more than one image, a type or path the band kernels do not cover). Input 0 is the one
-// read by bands; the node's other inputs are constants.
-std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx);
+// The row kernel of a prepared node whose input `band_input` is read by bands, or null when the
+// node cannot run that way (an op without one, a batch of more than one image, a type or path the
+// band kernels do not cover). Convolutions read input 0 by bands (their other inputs are
+// weights); ADD reads its other operand from its tensor, at the band's rows.
+std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx, int band_input = 0);
 
 // Defined in the ops' own files.
 std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx);
 std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx);
+std::unique_ptr<RowKernel> MakeAddRowKernel(const OpContext& ctx, int band_input);
 
 // Vertical window geometry of a convolution: the input rows [*first, *end) that output rows
 // [out_first, out_end) read, clipped to [0, in_h).

@@ -44,6 +44,8 @@ const char kBenchUsage[] =
     "  --no-xnnpack        same as --delegate none\n"
     "  --no-fuse           run every convolution as its own node (InterpreterOptions::fuse_row_chains\n"
     "                      off), to compare with the fused chains\n"
+    "  --fuse-all          fuse every chain that can run by bands, also where the cost rules say\n"
+    "                      unfused is faster (InterpreterOptions::fuse_all_row_chains)\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
     "  --signature KEY     run this signature instead of subgraph 0\n"
@@ -72,6 +74,7 @@ struct Options {
   long long builtin_gemm_min_macs = -1;  // -1: the interpreter's default
   long long builtin_int8_gemm_min_macs = -1;
   bool fuse = true;
+  bool fuse_all = false;
   double min_secs = 1.0, max_secs = 150.0;
   bool profile = false, json = false, progress = true;
 };
@@ -126,6 +129,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       o->delegate = "none";
     } else if (a == "--no-fuse") {
       o->fuse = false;
+    } else if (a == "--fuse-all") {
+      o->fuse_all = true;
     } else if (a == "--delegate") {
       if (!value() || (v != "none" && v != "xnnpack" && v != "xnnpack-all" && v != "default")) {
         return usage("--delegate needs 'none', 'xnnpack' or 'xnnpack-all'");
@@ -360,6 +365,7 @@ int RunBench(const std::vector<std::string>& args) {
   if (o.builtin_gemm_min_macs >= 0) options.builtin_float_gemm_min_macs = o.builtin_gemm_min_macs;
   if (o.builtin_int8_gemm_min_macs >= 0) options.builtin_int8_gemm_min_macs = o.builtin_int8_gemm_min_macs;
   options.fuse_row_chains = o.fuse;
+  options.fuse_all_row_chains = o.fuse_all;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 
   const auto t_load = Clock::now();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <new>
 #include <cstring>
 #include <memory>
@@ -85,11 +86,7 @@ class FusedRowsKernel final : public DelegateKernel {
     if (members_.size() > kMaxMembers) return Status::Unsupported("a chain of more than 4 convolutions");
     // One range of output rows per thread (the node's thread decision is made before Prepare).
     const int tasks = std::max(1, std::min(optimized::NumThreads(ctx.thread_pool()), rows_.back()));
-    try {
-      Plan(tasks);
-    } catch (const std::bad_alloc&) {
-      return Status::Error(StrCat(ctx.Location(), ": out of memory for the strip buffers"));
-    }
+    Plan(tasks);
     return Status::Ok();
   }
 
@@ -105,11 +102,18 @@ class FusedRowsKernel final : public DelegateKernel {
     if (optimized::NumThreads(pool) < tasks) pool = nullptr;  // planned for more threads: run them here
     const Tensor* input = sg.tensor(chain_.front());
     Tensor* output = sg.tensor(chain_.back());
+    std::atomic<bool> out_of_memory{false};
     optimized::ParallelFor(pool, tasks, [&](int64_t t) {
       const int first = static_cast<int>(t * out_rows / tasks), end = static_cast<int>((t + 1) * out_rows / tasks);
-      if (first < end) RunRows(sg, first, end, static_cast<const uint8_t*>(input->data),
-                               static_cast<uint8_t*>(output->data), scratch_[t]);
+      if (first >= end) return;
+      uint8_t* buffers = StripMemory(strip_bytes_);
+      if (buffers == nullptr) {
+        out_of_memory = true;
+        return;
+      }
+      RunRows(sg, first, end, static_cast<const uint8_t*>(input->data), static_cast<uint8_t*>(output->data), buffers);
     });
+    if (out_of_memory) return Status::Error(StrCat(ctx.Location(), ": out of memory for ", strip_bytes_, " bytes of strip buffers"));
     return Status::Ok();
   }
 
@@ -156,25 +160,39 @@ class FusedRowsKernel final : public DelegateKernel {
     strip_rows_ = 1;
     while (strip_rows_ < out_rows && measure(strip_rows_ + 1) <= kStripBudgetBytes) ++strip_rows_;
     measure(strip_rows_);
-    capacity_rows_ = most;
-    scratch_.resize(static_cast<size_t>(tasks));
-    for (auto& s : scratch_) {
-      s.resize(static_cast<size_t>(n + 1));
-      for (int i = 1; i < n; ++i) s[i].Resize(static_cast<size_t>(capacity_rows_[i]) * row_bytes_[i]);
+    // One block per thread: each intermediate's rows from a 64-byte aligned offset.
+    strip_bytes_ = 0;
+    for (int i = 1; i < n; ++i) {
+      offset_[i] = strip_bytes_;
+      strip_bytes_ += (static_cast<size_t>(most[i]) * row_bytes_[i] + 63) / 64 * 64;
     }
     planned_tasks_ = tasks;
   }
 
-  // Output rows [first, end) strip by strip, on the calling thread.
-  void RunRows(Subgraph& sg, int first, int end, const uint8_t* input, uint8_t* output,
-               std::vector<optimized::AlignedBuffer<uint8_t>>& buffers) const {
+  // The calling thread's strip memory, shared by every fused node (nodes run one at a time on a
+  // thread): a few hundred KB a thread, allocated once. Null when it cannot grow to `bytes`.
+  static uint8_t* StripMemory(size_t bytes) {
+    thread_local optimized::AlignedBuffer<uint8_t> memory;
+    if (memory.size() < bytes) {
+      try {
+        memory.Resize(bytes);
+      } catch (const std::bad_alloc&) {
+        return nullptr;
+      }
+    }
+    return memory.data();
+  }
+
+  // Output rows [first, end) strip by strip, on the calling thread, with the intermediate rows in
+  // `memory` (strip_bytes_).
+  void RunRows(Subgraph& sg, int first, int end, const uint8_t* input, uint8_t* output, uint8_t* memory) const {
     const int n = static_cast<int>(members_.size());
     Spans need, held;
     // The rows of tensor i from row `row` on: in the buffer (intermediates) or the tensor itself.
     auto rows_at = [&](int i, int row) -> uint8_t* {
       if (i == 0) return const_cast<uint8_t*>(input) + static_cast<size_t>(row) * row_bytes_[0];
       if (i == n) return output + static_cast<size_t>(row) * row_bytes_[n];
-      return buffers[i].data() + static_cast<size_t>(row - held[i].first) * row_bytes_[i];
+      return memory + offset_[i] + static_cast<size_t>(row - held[i].first) * row_bytes_[i];
     };
     // Member i - 1 computes rows [lo, hi) of tensor i.
     auto compute = [&](int i, int lo, int hi) {
@@ -195,7 +213,7 @@ class FusedRowsKernel final : public DelegateKernel {
         if (held[i].end > need[i].first && held[i].first <= need[i].first) {
           kept_end = std::min(held[i].end, need[i].end);
           if (held[i].first < need[i].first && kept_end > need[i].first) {
-            std::memmove(buffers[i].data(), rows_at(i, need[i].first),
+            std::memmove(memory + offset_[i], rows_at(i, need[i].first),
                          static_cast<size_t>(kept_end - need[i].first) * row_bytes_[i]);
           }
         }
@@ -214,9 +232,8 @@ class FusedRowsKernel final : public DelegateKernel {
   std::vector<size_t> row_bytes_;   // bytes of one row
   int planned_tasks_ = 0;
   int strip_rows_ = 1;
-  std::vector<int> capacity_rows_;  // per intermediate tensor (1 .. n - 1)
-  // Per task, a buffer per intermediate tensor (index 1 .. n - 1).
-  std::vector<std::vector<optimized::AlignedBuffer<uint8_t>>> scratch_;
+  std::array<size_t, kMaxMembers + 1> offset_{};  // of each intermediate's rows in the strip memory
+  size_t strip_bytes_ = 0;
 };
 
 class RowChainDelegateImpl final : public Delegate {

@@ -166,6 +166,36 @@ TEST(Quantize, MixedEightBitRequantizeMatchesFixedPoint) {
   }
 }
 
+// The same scale on both sides: each byte is shifted by the zero points' difference (TF2 PTQ's
+// uint8 input to int8: b + 128), run as a vector add over a tensor longer than a vector, with a
+// clamp where the shift would wrap (it is then a table again).
+TEST(Quantize, SameScaleRequantizeShiftsEveryByte) {
+  for (int zero_point : {0, 37}) {
+    QuantizationParams in_q, out_q;
+    in_q.scale = out_q.scale = {0.0117f};
+    in_q.zero_point = {zero_point};
+    out_q.zero_point = {zero_point - 128};
+    SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+    op.Input(TensorType::kUInt8, {3, 1001}, in_q);
+    op.Output(TensorType::kInt8, {}, out_q);
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    auto* in = static_cast<uint8_t*>(interpreter->input(0)->data);
+    for (int i = 0; i < 3003; ++i) in[i] = static_cast<uint8_t>(i * 7 + 3);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    const auto* out = interpreter->output(0)->data_as<int8_t>();
+    for (int i = 0; i < 3003; ++i) ASSERT_EQ(out[i], static_cast<int>(in[i]) - 128) << "element " << i;
+  }
+  // Zero points 100 apart: the values above 27 clamp at 127.
+  QuantizationParams in_q, out_q;
+  in_q.scale = out_q.scale = {0.0117f};
+  in_q.zero_point = {0};
+  out_q.zero_point = {100};
+  const std::vector<uint8_t> out = QuantizeEveryByte(TensorType::kUInt8, in_q, TensorType::kInt8, out_q);
+  ASSERT_EQ(out.size(), 256u);
+  for (int b = 0; b < 256; ++b) ASSERT_EQ(static_cast<int8_t>(out[b]), std::min(b + 100, 127)) << "input " << b;
+}
+
 TEST(Quantize, Uint8AndInt16) {
   QuantizationParams q8;
   q8.scale = {1.0f / 255};

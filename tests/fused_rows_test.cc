@@ -353,6 +353,53 @@ TEST(FusedRows, WithXnnpackTheResultsDoNotDependOnFusion) {
   }
 }
 
+// InterpreterOptions::preserve_all_tensors: nothing fused or delegated, every tensor keeps its value
+// after Invoke in memory of its own: the depthwise output read from its tensor equals the same
+// value made a subgraph output.
+TEST(FusedRows, PreserveAllTensorsKeepsTheValuesInside) {
+  for (TensorType type : {kF32, kU8}) {
+    Chain c;
+    c.type = type;
+    c.h = c.w = 24;
+    const auto bytes = ChainModel(c, 29);
+    Chain exposed = c;
+    exposed.output_mid = true;  // the depthwise output is subgraph output 0
+    InterpreterOptions options;
+    options.preserve_all_tensors = true;
+    auto preserved = testing::Build(bytes, options);
+    InterpreterOptions builtin;  // the same kernels as preserved (float XNNPACK rounds differently)
+    builtin.use_xnnpack = false;
+    auto reference = testing::Build(ChainModel(exposed, 29), builtin);
+    ASSERT_TRUE(preserved && reference);
+    EXPECT_TRUE(preserved->delegation()->partitions.empty());
+    for (Interpreter* it : {preserved.get(), reference.get()}) {
+      Tensor* in = it->input(0);
+      for (size_t i = 0; i < in->bytes; ++i) static_cast<uint8_t*>(in->data)[i] = static_cast<uint8_t>(i * 13 + 5);
+      if (type == kF32) {
+        for (int64_t i = 0; i < in->num_elements(); ++i) in->data_as<float>()[i] = static_cast<float>(i % 23) / 11.0f - 1.0f;
+      }
+      ASSERT_TRUE(it->Invoke().ok());
+    }
+    Subgraph& sg = *preserved->subgraph(0);
+    const Tensor* inside = nullptr;
+    for (size_t t = 0; t < sg.num_tensors(); ++t) {
+      if (sg.tensor(static_cast<int>(t))->name == "depthwise") inside = sg.tensor(static_cast<int>(t));
+    }
+    ASSERT_NE(inside, nullptr);
+    ASSERT_NE(inside->data, nullptr);
+    const Tensor* want = reference->output(0);
+    ASSERT_EQ(inside->bytes, want->bytes);
+    EXPECT_EQ(std::memcmp(inside->data, want->data, want->bytes), 0) << TensorTypeName(type);
+    // No two values share memory: the arena holds them all.
+    size_t activations = 0;
+    for (size_t t = 0; t < sg.num_tensors(); ++t) {
+      const Tensor* x = sg.tensor(static_cast<int>(t));
+      if (x->allocation == Allocation::kArena) activations += x->bytes;
+    }
+    EXPECT_GE(sg.arena_bytes(), activations);
+  }
+}
+
 // On AVX-512, where edgerun's GEMM keeps the large float convolutions and their depthwise
 // convolutions, a small 1x1 projection after them stays builtin too when chains are fused, so
 // that the whole block is one FUSED node instead of a FUSED node and a one-node XNNPACK partition.

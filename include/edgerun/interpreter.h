@@ -70,6 +70,11 @@ struct InterpreterOptions {
   // Fuse every chain the kernels can run by bands, also where the cost rules say that the
   // unfused nodes are faster (large weights for small values, few rows per thread): for tests.
   bool fuse_all_row_chains = false;
+  // Every tensor keeps its value after Invoke, for reading intermediate values (TFLite's
+  // experimental_preserve_all_tensors): no arena memory is shared between tensors, XNNPACK is not
+  // applied and no chain is fused (the values inside them would have no memory of their own).
+  // Costs the sum of all activations in memory.
+  bool preserve_all_tensors = false;
   // Delegates applied before XNNPACK, in this order; each sees the nodes the previous left.
   std::vector<std::shared_ptr<Delegate>> delegates;
 };

@@ -162,10 +162,13 @@ class Interpreter:
         reference = experimental_op_resolver_type in (OpResolverType.BUILTIN_REF,
                                                       OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
         threads = int(num_threads or 1)
+        # As in TFLite: every intermediate tensor kept readable after invoke(), without the
+        # default delegate (and here without fused chains either).
+        preserve = bool(experimental_preserve_all_tensors)
         if model_path and not model_content:
-            self._interpreter = _edgerun.InterpreterWrapper.from_file(str(model_path), threads, reference)
+            self._interpreter = _edgerun.InterpreterWrapper.from_file(str(model_path), threads, reference, preserve)
         elif model_content and not model_path:
-            self._interpreter = _edgerun.InterpreterWrapper.from_buffer(model_content, threads, reference)
+            self._interpreter = _edgerun.InterpreterWrapper.from_buffer(model_content, threads, reference, preserve)
         elif not model_path and not model_content:
             raise ValueError("`model_path` or `model_content` must be specified.")
         else:

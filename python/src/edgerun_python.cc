@@ -109,10 +109,12 @@ py::array_t<int32_t> IntArray(const std::vector<int32_t>& values) {
 
 class InterpreterWrapper {
  public:
-  InterpreterWrapper(std::shared_ptr<const edgerun::Model> model, int num_threads, bool reference_kernels) {
+  InterpreterWrapper(std::shared_ptr<const edgerun::Model> model, int num_threads, bool reference_kernels,
+                     bool preserve_all_tensors) {
     edgerun::InterpreterOptions options;
     options.num_threads = num_threads < 1 ? 1 : num_threads;
     if (reference_kernels) options.int8_arithmetic = edgerun::Int8Arithmetic::kTfliteReference;
+    options.preserve_all_tensors = preserve_all_tensors;
     auto interpreter = edgerun::Interpreter::Create(std::move(model), options);
     if (!interpreter.ok()) ThrowValueError(interpreter.status().message());
     interpreter_ = std::move(interpreter).value();
@@ -124,18 +126,20 @@ class InterpreterWrapper {
     }
   }
 
-  static std::unique_ptr<InterpreterWrapper> FromFile(const std::string& path, int num_threads, bool reference) {
+  static std::unique_ptr<InterpreterWrapper> FromFile(const std::string& path, int num_threads, bool reference,
+                                                       bool preserve) {
     auto model = edgerun::Model::FromFile(path);
     if (!model.ok()) ThrowValueError(model.status().message());
-    return std::make_unique<InterpreterWrapper>(std::move(model).value(), num_threads, reference);
+    return std::make_unique<InterpreterWrapper>(std::move(model).value(), num_threads, reference, preserve);
   }
 
-  static std::unique_ptr<InterpreterWrapper> FromBuffer(const py::buffer& content, int num_threads, bool reference) {
+  static std::unique_ptr<InterpreterWrapper> FromBuffer(const py::buffer& content, int num_threads, bool reference,
+                                                         bool preserve) {
     const py::buffer_info info = content.request();
     // A copy: the Python object may change or go away.
     auto model = edgerun::Model::FromBufferCopy(info.ptr, static_cast<size_t>(info.size * info.itemsize), "<model_content>");
     if (!model.ok()) ThrowValueError(model.status().message());
-    return std::make_unique<InterpreterWrapper>(std::move(model).value(), num_threads, reference);
+    return std::make_unique<InterpreterWrapper>(std::move(model).value(), num_threads, reference, preserve);
   }
 
   int NumSubgraphs() const { return interpreter_->num_subgraphs(); }
@@ -393,6 +397,12 @@ class InterpreterWrapper {
 
   static void CheckReadable(const Tensor& t, const edgerun::Subgraph& s, int tensor_index) {
     if (!HasMemory(t, s)) {
+      if (!s.needs_allocation() && t.allocation == edgerun::Allocation::kNone) {
+        ThrowValueError(edgerun::StrCat("Tensor data is null for tensor ", tensor_index, " '", t.name,
+                                        "': an intermediate value inside a fused or delegated node has no memory of its "
+                                        "own. Create the Interpreter with experimental_preserve_all_tensors=True to "
+                                        "keep every tensor"));
+      }
       ThrowValueError(edgerun::StrCat("Tensor data is null for tensor ", tensor_index, " '", t.name,
                                       "'. Run allocate_tensors() first (and invoke() for outputs sized at run time)"));
     }
@@ -489,9 +499,9 @@ PYBIND11_MODULE(_edgerun, m) {
   m.doc() = "edgerun's native interpreter wrapper; use edgerun.Interpreter";
   py::class_<InterpreterWrapper>(m, "InterpreterWrapper")
       .def_static("from_file", &InterpreterWrapper::FromFile, py::arg("path"), py::arg("num_threads"),
-                  py::arg("reference_kernels"))
+                  py::arg("reference_kernels"), py::arg("preserve_all_tensors") = false)
       .def_static("from_buffer", &InterpreterWrapper::FromBuffer, py::arg("content"), py::arg("num_threads"),
-                  py::arg("reference_kernels"))
+                  py::arg("reference_kernels"), py::arg("preserve_all_tensors") = false)
       .def("num_subgraphs", &InterpreterWrapper::NumSubgraphs)
       .def("num_tensors", &InterpreterWrapper::NumTensors, py::arg("subgraph"))
       .def("input_indices", &InterpreterWrapper::InputIndices, py::arg("subgraph") = 0)

@@ -30,7 +30,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
   interpreter->thread_pool_ = std::make_unique<ThreadPool>(options.num_threads);
   interpreter->resources_ = std::make_unique<ResourceStore>();
   interpreter->delegates_ = options.delegates;
-  if (options.use_xnnpack) {
+  if (options.use_xnnpack && !options.preserve_all_tensors) {
     if (auto xnnpack = CreateDefaultXnnpackDelegate(options.xnnpack_min_partition_nodes)) {
       interpreter->delegates_.push_back(std::move(xnnpack));
     }

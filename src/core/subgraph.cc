@@ -509,6 +509,15 @@ Status Subgraph::PlanArena() {
     for (int t : node.intermediates) use(t, n);
   }
   for (int o : outputs_) use(o, num_nodes);
+  // Every value kept after Invoke: lifetimes that all overlap, so no two tensors share memory.
+  if (interpreter_->options().preserve_all_tensors) {
+    for (size_t t = 0; t < first.size(); ++t) {
+      if (first[t] >= 0) {
+        first[t] = 0;
+        last[t] = num_nodes;
+      }
+    }
+  }
 
   std::vector<int> planned;
   std::vector<TensorLifetime> lifetimes;
@@ -739,7 +748,7 @@ Status Subgraph::ApplyDelegates() {
   }
   // Chains of convolutions that the builtin kernels still run become one node each, which runs
   // them strip by strip (ops/fused_rows.h).
-  if (interpreter_->options().fuse_row_chains) {
+  if (interpreter_->options().fuse_row_chains && !interpreter_->options().preserve_all_tensors) {
     const ThreadPool* pool = interpreter_->thread_pool();
     const std::vector<std::vector<int>> chains = ops::FindRowChains(
         *this, plan_, pool ? pool->num_threads() : 1, interpreter_->options().fuse_all_row_chains);

@@ -322,3 +322,29 @@ def test_set_tensor_converts_byte_order():
     value = np.linspace(-1, 1, 192, dtype=np.float32).reshape(1, 8, 8, 3)
     interpreter.set_tensor(index, value.astype(">f4"))
     np.testing.assert_array_equal(interpreter.get_tensor(index), value)
+
+
+def test_preserve_all_tensors_keeps_intermediate_values():
+    """Fused and delegated nodes keep their inner values out of memory; with
+    experimental_preserve_all_tensors (as in TFLite) every tensor is readable after invoke()."""
+    name = "coral_mobilenet_v2_1.0_224_quant"
+    spec = case_json(name)
+    image = read_input(name, 0, spec["inputs"][0])
+    outputs = []
+    for preserve in (False, True):
+        interpreter = edgerun.Interpreter(model_path=model_path(name), experimental_preserve_all_tensors=preserve)
+        interpreter.allocate_tensors()
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], image)
+        interpreter.invoke()
+        outputs.append(interpreter.get_tensor(interpreter.get_output_details()[0]["index"]))
+        # An expanded value inside MobileNet v2's second block (fused when not preserving).
+        inside = [d for d in interpreter.get_tensor_details() if d["shape"].tolist() == [1, 112, 112, 96]]
+        assert inside, "no 112x112x96 tensor"
+        if preserve:
+            value = interpreter.get_tensor(inside[0]["index"])
+            assert value.shape == (1, 112, 112, 96) and value.dtype == np.uint8
+            assert value.min() != value.max()
+        else:
+            with pytest.raises(ValueError, match="experimental_preserve_all_tensors"):
+                interpreter.get_tensor(inside[0]["index"])
+    np.testing.assert_array_equal(outputs[0], outputs[1])

@@ -240,14 +240,9 @@ Status Eval(OpContext& ctx, ConvState& state) {
 
 // CONV_2D by bands of rows (ops/row_bands.h): the float32 kernel and the 8-bit one on byte dot
 // products, the same kernels and arithmetic as Eval, on the calling thread.
-class Conv2DRows final : public RowKernel {
+class Conv2DRows final : public WindowRowKernel {
  public:
-  Conv2DRows(ConvState* state, int in_h, int kernel_h) : s_(*state), in_h_(in_h), kernel_h_(kernel_h) {}
-
-  void InputRows(int out_first, int out_end, int* first, int* end) const override {
-    WindowRows(out_first, out_end, s_.params.stride_h, s_.params.pad_h, kernel_h_, s_.params.dilation_h, in_h_, first,
-               end);
-  }
+  Conv2DRows(ConvState* state, int in_h, int kernel_h) : WindowRowKernel(state->params, in_h, kernel_h), s_(*state) {}
 
   void Begin(OpContext& ctx) override {
     const Tensor* input = ctx.input(0);
@@ -263,22 +258,18 @@ class Conv2DRows final : public RowKernel {
   }
 
   void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
-    const Tensor* input = ctx.input(0);
+    const TensorType type = ctx.input(0)->type;
     const Tensor* filter = ctx.input(1);
     const Tensor* bias = ctx.input(2);
-    const Tensor* output = ctx.output(0);
-    // The band as an image of its own: rows shift by in.first, so does the top padding.
-    reference::ConvParams p = s_.params;
-    p.pad_h += in.first - out.first * p.stride_h;
-    const Shape in_shape{1, in.rows, input->dim(2), input->dim(3)};
-    const Shape out_shape{1, out.rows, output->dim(2), output->dim(3)};
-    if (input->type == TensorType::kFloat32) {
-      optimized::Conv2DF32(nullptr, p, in_shape, static_cast<const float*>(in.data), filter->shape, s_.packed_f32,
-                           bias ? bias->data_as<float>() : nullptr, out_shape, static_cast<float*>(out.data));
-    } else if (input->type == TensorType::kUInt8) {
-      EvalBand<uint8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+    const BandImage b = Band(ctx, in, out);
+    if (type == TensorType::kFloat32) {
+      optimized::Conv2DF32(nullptr, b.params, b.in_shape, static_cast<const float*>(in.data), filter->shape,
+                           s_.packed_f32, bias ? bias->data_as<float>() : nullptr, b.out_shape,
+                           static_cast<float*>(out.data));
+    } else if (type == TensorType::kUInt8) {
+      EvalBand<uint8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
     } else {
-      EvalBand<int8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+      EvalBand<int8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
     }
   }
 
@@ -299,7 +290,6 @@ class Conv2DRows final : public RowKernel {
   }
 
   ConvState& s_;
-  const int in_h_, kernel_h_;
 };
 
 }  // namespace

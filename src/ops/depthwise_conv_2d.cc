@@ -205,14 +205,10 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
 
 // DEPTHWISE_CONV_2D by bands of rows (ops/row_bands.h): depth multiplier 1, float32 and 8-bit, the
 // same kernels and arithmetic as Eval, on the calling thread.
-class DepthwiseRows final : public RowKernel {
+class DepthwiseRows final : public WindowRowKernel {
  public:
-  DepthwiseRows(DepthwiseState* state, int in_h, int kernel_h) : s_(*state), in_h_(in_h), kernel_h_(kernel_h) {}
-
-  void InputRows(int out_first, int out_end, int* first, int* end) const override {
-    WindowRows(out_first, out_end, s_.params.stride_h, s_.params.pad_h, kernel_h_, s_.params.dilation_h, in_h_, first,
-               end);
-  }
+  DepthwiseRows(DepthwiseState* state, int in_h, int kernel_h)
+      : WindowRowKernel(state->params, in_h, kernel_h), s_(*state) {}
 
   void Begin(OpContext& ctx) override {
     const Tensor* input = ctx.input(0);
@@ -225,23 +221,18 @@ class DepthwiseRows final : public RowKernel {
   }
 
   void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
-    const Tensor* input = ctx.input(0);
+    const TensorType type = ctx.input(0)->type;
     const Tensor* filter = ctx.input(1);
     const Tensor* bias = ctx.input(2);
-    const Tensor* output = ctx.output(0);
-    // The band as an image of its own: rows shift by in.first, so does the top padding.
-    reference::ConvParams p = s_.params;
-    p.pad_h += in.first - out.first * p.stride_h;
-    const Shape in_shape{1, in.rows, input->dim(2), input->dim(3)};
-    const Shape out_shape{1, out.rows, output->dim(2), output->dim(3)};
-    if (input->type == TensorType::kFloat32) {
-      optimized::DepthwiseConv2DF32(nullptr, p, in_shape, static_cast<const float*>(in.data), filter->shape,
-                                    filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr, out_shape,
+    const BandImage b = Band(ctx, in, out);
+    if (type == TensorType::kFloat32) {
+      optimized::DepthwiseConv2DF32(nullptr, b.params, b.in_shape, static_cast<const float*>(in.data), filter->shape,
+                                    filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr, b.out_shape,
                                     static_cast<float*>(out.data));
-    } else if (input->type == TensorType::kUInt8) {
-      EvalBand<uint8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+    } else if (type == TensorType::kUInt8) {
+      EvalBand<uint8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
     } else {
-      EvalBand<int8_t>(p, in_shape, in.data, filter, bias, out_shape, out.data);
+      EvalBand<int8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
     }
   }
 
@@ -258,7 +249,6 @@ class DepthwiseRows final : public RowKernel {
   }
 
   DepthwiseState& s_;
-  const int in_h_, kernel_h_;
   const int32_t* filter_ = nullptr;  // 8-bit: the filter plus its offset, as int32 (Begin)
 };
 

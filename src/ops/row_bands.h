@@ -7,6 +7,7 @@
 
 #include "edgerun/op.h"
 #include "edgerun/tensor.h"
+#include "kernels/reference/conv.h"
 
 namespace edgerun::ops {
 
@@ -53,5 +54,35 @@ inline void WindowRows(int out_first, int out_end, int stride, int pad, int k, i
   *end = hi > in_h ? in_h : hi;
   if (*end < *first) *end = *first;
 }
+
+// The row kernel of a convolution-like op (CONV_2D, DEPTHWISE_CONV_2D) with the node's prepared
+// parameters: its window rows, and a band taken as an image of its own.
+class WindowRowKernel : public RowKernel {
+ public:
+  WindowRowKernel(const reference::ConvParams& params, int in_h, int kernel_h)
+      : params_(params), in_h_(in_h), kernel_h_(kernel_h) {}
+  void InputRows(int out_first, int out_end, int* first, int* end) const override {
+    WindowRows(out_first, out_end, params_.stride_h, params_.pad_h, kernel_h_, params_.dilation_h, in_h_, first, end);
+  }
+
+ protected:
+  // The shapes of the band `in` -> `out` as images ([1, rows, W, C]) and the parameters for them:
+  // rows shift by in.first, so does the top padding.
+  struct BandImage {
+    reference::ConvParams params;
+    Shape in_shape, out_shape;
+  };
+  BandImage Band(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const {
+    const Tensor* input = ctx.input(0);
+    const Tensor* output = ctx.output(0);
+    BandImage b{params_, {1, in.rows, input->dim(2), input->dim(3)}, {1, out.rows, output->dim(2), output->dim(3)}};
+    b.params.pad_h += in.first - out.first * b.params.stride_h;
+    return b;
+  }
+
+ private:
+  const reference::ConvParams& params_;
+  const int in_h_, kernel_h_;
+};
 
 }  // namespace edgerun::ops

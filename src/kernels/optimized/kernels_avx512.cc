@@ -225,8 +225,11 @@ void GemmI8Vnni(int kc4, const int8_t* a, int64_t lda, const uint8_t* b, int32_t
   }
 }
 
-// Row sums of int8 values, 64 at a time: vpdpbusd against bytes of 1.
-void RowSumsI8Vnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out) {
+// Row sums of int8 values, 64 at a time: vpdpbusd against bytes of 1. kUnsigned: the rows hold
+// uint8 values a and the sums are of a - 128 (the signed bytes the flipping GEMM reads): the
+// bytes are the unsigned operand against signed ones, minus 128 per value.
+template <bool kUnsigned>
+void RowSumsVnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out) {
   const __m512i ones = _mm512_set1_epi8(1);
   for (int r = 0; r < rows; ++r) {
     const int8_t* row = a + r * lda;
@@ -234,26 +237,12 @@ void RowSumsI8Vnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale,
     for (int i = 0; i < k; i += 64) {
       const int left = k - i;
       const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-      s = DotBytes(s, ones, _mm512_maskz_loadu_epi8(m, row + i));
+      const __m512i bytes = _mm512_maskz_loadu_epi8(m, row + i);
+      s = kUnsigned ? DotBytes(s, bytes, ones) : DotBytes(s, ones, bytes);
     }
+    uint32_t sum = static_cast<uint32_t>(_mm512_reduce_add_epi32(s));
+    if (kUnsigned) sum -= 128u * static_cast<uint32_t>(k);
     // Multiplied as unsigned: the product wraps like the reference's sums.
-    out[r] = static_cast<int32_t>(static_cast<uint32_t>(_mm512_reduce_add_epi32(s)) * static_cast<uint32_t>(scale));
-  }
-}
-
-// The same over uint8 values a, summing a - 128 (the signed bytes the flipping GEMM reads):
-// the bytes as the unsigned operand against signed ones, minus 128 per value.
-void RowSumsU8Vnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, int32_t* out) {
-  const __m512i ones = _mm512_set1_epi8(1);
-  for (int r = 0; r < rows; ++r) {
-    const int8_t* row = a + r * lda;
-    __m512i s = _mm512_setzero_si512();
-    for (int i = 0; i < k; i += 64) {
-      const int left = k - i;
-      const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-      s = DotBytes(s, _mm512_maskz_loadu_epi8(m, row + i), ones);
-    }
-    const uint32_t sum = static_cast<uint32_t>(_mm512_reduce_add_epi32(s)) - 128u * static_cast<uint32_t>(k);
     out[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(scale));
   }
 }
@@ -290,8 +279,8 @@ void FillGemmI8(IsaKernels* k, std::integer_sequence<int, MR...>) {
   k->i8_mr = static_cast<int>(sizeof...(MR));
   k->i8_nr = 32;
   k->i8_nr_narrow = 16;
-  k->row_sums_i8 = &RowSumsI8Vnni;
-  k->row_sums_u8 = &RowSumsU8Vnni;
+  k->row_sums_i8 = &RowSumsVnni<false>;
+  k->row_sums_u8 = &RowSumsVnni<true>;
 }
 
 }  // namespace

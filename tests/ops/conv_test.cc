@@ -117,7 +117,10 @@ TEST(DepthwiseConv2D, RandomShapesMatchDirectLoop) {
     bool same;
   };
   const Case cases[] = {{5, 5, 3, 1, 3, 1, 1, true}, {8, 7, 2, 3, 3, 2, 1, false}, {9, 9, 4, 2, 3, 1, 2, true},
-                        {6, 6, 8, 1, 5, 2, 1, true}};
+                        {6, 6, 8, 1, 5, 2, 1, true},
+                        // One input channel: run as a CONV_2D.
+                        {13, 11, 1, 8, 5, 2, 1, true},  {9, 10, 1, 3, 3, 1, 2, true},
+                        {7, 6, 1, 16, 4, 1, 1, false}};
   int seed = 100;
   for (const Case& c : cases) {
     const int out_c = c.in_c * c.mult;

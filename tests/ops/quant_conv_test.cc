@@ -213,6 +213,11 @@ const ConvCase kDepthwiseCases[] = {
     {1, 5, 5, 3, 3, 3, 1, 1, 1, true, tflite::ActivationFunctionType_NONE},
     {2, 8, 7, 2, 6, 3, 2, 1, 1, false, tflite::ActivationFunctionType_RELU},
     {1, 9, 9, 4, 8, 3, 1, 2, 1, true, tflite::ActivationFunctionType_RELU6},
+    // One input channel: run as a CONV_2D on the GEMM kernels (padding on every side, a dilated
+    // window, two images).
+    {1, 13, 11, 1, 8, 5, 2, 1, 1, true, tflite::ActivationFunctionType_RELU},
+    {2, 9, 10, 1, 3, 3, 1, 2, 1, true, tflite::ActivationFunctionType_NONE},
+    {1, 7, 6, 1, 16, 4, 1, 1, 1, false, tflite::ActivationFunctionType_RELU6},
 };
 
 TEST(QuantizedDepthwiseConv2D, AllTypesMatchDirectLoop) {

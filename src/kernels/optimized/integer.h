@@ -335,37 +335,79 @@ inline void CopyBytes(int8_t* dst, const int8_t* src, int n) {
   }
 }
 
+// n bytes of `value` at dst without a library call for the short fills of im2col's padding
+// (a few taps of a few channels; nothing at all inside the image).
+inline void FillBytes(int8_t* dst, int8_t value, int64_t n) {
+  if (n <= 0) return;
+  if (n > 16) {
+    std::memset(dst, value, static_cast<size_t>(n));
+    return;
+  }
+  const uint64_t word = 0x0101010101010101ull * static_cast<uint8_t>(value);
+  if (n >= 8) {
+    std::memcpy(dst, &word, 8);
+    std::memcpy(dst + n - 8, &word, 8);
+  } else if (n >= 4) {
+    std::memcpy(dst, &word, 4);
+    std::memcpy(dst + n - 4, &word, 4);
+  } else {
+    dst[0] = dst[n / 2] = dst[n - 1] = value;
+  }
+}
+
+// The taps [first, end) of a window row or column starting at `start` (dilation `step`, `taps`
+// taps) that fall inside [0, size).
+inline void TapsInside(int start, int step, int taps, int size, int* first, int* end) {
+  *first = start >= 0 ? 0 : std::min(taps, (-start + step - 1) / step);
+  *end = size - start <= 0 ? *first : std::max(*first, std::min(taps, (size - start + step - 1) / step));
+}
+
 // Rows [r0, r0 + rows) of group g's im2col matrix as int8, taps outside the image set to
-// `pad` (the input zero point, whose offset value is 0) and depths past k to 0. A window row
-// whose taps are all inside the image is one run of the input when the taps are adjacent.
+// `pad` (the input zero point, whose offset value is 0) and depths past k to 0. A window row is
+// one run of the input when its taps are adjacent; the rows above and below the image and the
+// columns left and right of it are filled a run at a time, not a tap at a time (which costs more
+// than the taps when the channels are few: one-channel spectrogram convolutions).
 inline void Im2ColI8(const reference::ConvParams& p, const reference::ConvDims& d, int f_c, int group,
                      const int8_t* input, int8_t pad, int64_t r0, int rows, int8_t* dst, int64_t ldd) {
   const int64_t k = static_cast<int64_t>(d.k_h) * d.k_w * f_c;
   const bool one_run = p.dilation_w == 1 && f_c == d.in_c;
   const int run = d.k_w * f_c;
+  const int64_t in_row = static_cast<int64_t>(d.in_w) * d.in_c;
+  const int64_t ky_step = in_row * p.dilation_h;
+  const int8_t* base = input + static_cast<int64_t>(group) * f_c;
   int oy = static_cast<int>(r0 / d.out_w), ox = static_cast<int>(r0 % d.out_w);
   for (int r = 0; r < rows; ++r) {
     int8_t* row = dst + r * ldd;
     int8_t* out = row;
-    const int ix0 = ox * p.stride_w - p.pad_w;
-    const bool inside_w = ix0 >= 0 && ix0 + (d.k_w - 1) * p.dilation_w < d.in_w;
-    for (int ky = 0; ky < d.k_h; ++ky) {
-      const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
-      const int8_t* src_row = input + static_cast<int64_t>(iy) * d.in_w * d.in_c + static_cast<int64_t>(group) * f_c;
-      if (iy >= 0 && iy < d.in_h && inside_w && one_run) {
-        CopyBytes(out, src_row + static_cast<int64_t>(ix0) * d.in_c, run);
-        out += run;
-        continue;
+    const int iy0 = oy * p.stride_h - p.pad_h, ix0 = ox * p.stride_w - p.pad_w;
+    int ky0, ky1, kx0, kx1;
+    TapsInside(iy0, p.dilation_h, d.k_h, d.in_h, &ky0, &ky1);
+    TapsInside(ix0, p.dilation_w, d.k_w, d.in_w, &kx0, &kx1);
+    FillBytes(out, pad, static_cast<int64_t>(ky0) * run);
+    out += static_cast<int64_t>(ky0) * run;
+    // The input offset of tap (ky0, 0), which may lie left of its row; only taps inside are read.
+    int64_t src = static_cast<int64_t>(iy0 + ky0 * p.dilation_h) * in_row + static_cast<int64_t>(ix0) * d.in_c;
+    if (one_run && kx0 == 0 && kx1 == d.k_w) {
+      for (int ky = ky0; ky < ky1; ++ky, out += run, src += ky_step) CopyBytes(out, base + src, run);
+    } else if (one_run) {
+      const int lo = kx0 * f_c, hi = kx1 * f_c;
+      for (int ky = ky0; ky < ky1; ++ky, out += run, src += ky_step) {
+        FillBytes(out, pad, lo);
+        if (hi > lo) CopyBytes(out + lo, base + src + lo, hi - lo);
+        FillBytes(out + hi, pad, run - hi);
       }
-      for (int kx = 0; kx < d.k_w; ++kx, out += f_c) {
-        const int ix = ix0 + kx * p.dilation_w;
-        if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
-          std::memset(out, pad, static_cast<size_t>(f_c));
-        } else {
-          CopyBytes(out, src_row + static_cast<int64_t>(ix) * d.in_c, f_c);
+    } else {
+      for (int ky = ky0; ky < ky1; ++ky, src += ky_step) {
+        for (int kx = 0; kx < d.k_w; ++kx, out += f_c) {
+          if (kx < kx0 || kx >= kx1) {
+            FillBytes(out, pad, f_c);
+          } else {
+            CopyBytes(out, base + src + static_cast<int64_t>(kx) * p.dilation_w * d.in_c, f_c);
+          }
         }
       }
     }
+    FillBytes(out, pad, static_cast<int64_t>(d.k_h - ky1) * run);
     for (int64_t i = k; i < ldd; ++i) row[i] = 0;  // at most 3 bytes
     if (++ox == d.out_w) {
       ox = 0;

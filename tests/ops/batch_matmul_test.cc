@@ -181,6 +181,72 @@ TEST(BatchMatMul, QuantizedTypesMatchDirectLoop) {
   }
 }
 
+// int16 x int16 runs on the int16 pair kernel with the rhs split in bytes (256 * high + low, int64
+// sums): both operands run time inputs (as in litert_matmul_quant), depths over several blocks of
+// 128 pairs, the extreme values (-32768 x -32768 down a whole row and column, where one int32 pair
+// sum of the raw values would overflow) and an output scale that keeps most results unclamped.
+TEST(BatchMatMul, Int16TimesInt16RunTimeOperandsExact) {
+  struct Shapes {
+    int batches, m, k, n;
+    bool adj_y;
+  };
+  const Shapes shapes[] = {{1, 7, 600, 37, true}, {2, 13, 257, 40, false}, {1, 1, 3, 1, false}};
+  // Full-range values (sums near 2^34), and small ones with a larger multiplier, where an error
+  // of a few units in one product shows.
+  struct Range {
+    int16_t lo, hi;
+    float out_scale;
+  };
+  const Range ranges[] = {{-32768, 32767, 2.0f}, {-300, 300, 2e-4f}};
+  int seed = 500;
+  for (const Range& range : ranges)
+  for (const Shapes& c : shapes) {
+    const float lhs_scale = 0.001f, rhs_scale = 0.002f, out_scale = range.out_scale;
+    auto lhs = RandomInts<int16_t>(static_cast<size_t>(c.batches) * c.m * c.k, ++seed, range.lo, range.hi);
+    auto rhs = RandomInts<int16_t>(static_cast<size_t>(c.batches) * c.k * c.n, ++seed, range.lo, range.hi);
+    auto rhs_at = [&](int b, int k, int j) -> int16_t& {
+      return rhs[static_cast<size_t>(b) * c.k * c.n + (c.adj_y ? static_cast<size_t>(j) * c.k + k
+                                                                : static_cast<size_t>(k) * c.n + j)];
+    };
+    for (int k = 0; k < c.k; ++k) {
+      lhs[k] = -32768;  // row 0 of batch 0
+      rhs_at(0, k, 0) = -32768;  // column 0 of batch 0
+    }
+    SingleOp op(tflite::BuiltinOperator_BATCH_MATMUL);
+    op.Input(TensorType::kInt16, {c.batches, c.m, c.k}, Quant(lhs_scale));
+    op.Input(TensorType::kInt16, c.adj_y ? Shape{c.batches, c.n, c.k} : Shape{c.batches, c.k, c.n},
+             Quant(rhs_scale));
+    op.Output(TensorType::kInt16, {}, Quant(out_scale));
+    op.Options(tflite::BuiltinOptions_BatchMatMulOptions, Options(false, c.adj_y));
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    for (int run = 0; run < 2; ++run) {  // new rhs values on the second run: repacked
+      if (run == 1) {
+        for (auto& v : rhs) v = static_cast<int16_t>(-(v / 2) - 1);
+      }
+      SetInput(*interpreter, 0, lhs);
+      SetInput(*interpreter, 1, rhs);
+      ASSERT_TRUE(interpreter->Invoke().ok());
+      std::vector<int16_t> want;
+      int unclamped = 0;
+      for (int b = 0; b < c.batches; ++b)
+        for (int i = 0; i < c.m; ++i)
+          for (int j = 0; j < c.n; ++j) {
+            int64_t sum = 0;
+            for (int k = 0; k < c.k; ++k) {
+              sum += int64_t{lhs[(static_cast<size_t>(b) * c.m + i) * c.k + k]} * rhs_at(b, k, j);
+            }
+            const int32_t v = Requantize(sum, static_cast<double>(lhs_scale * rhs_scale) / out_scale, true);
+            unclamped += v > -32768 && v < 32767;
+            want.push_back(static_cast<int16_t>(Clamp(v, -32768, 32767)));
+          }
+      EXPECT_EQ(GetOutput<int16_t>(*interpreter, 0), want) << "seed " << seed << " run " << run;
+      // (Row and column 0 of batch 0 clamp: a single output may be all there is.)
+      EXPECT_GE(2 * unclamped + 2, static_cast<int>(want.size())) << "the case tests the clamp, not the sums";
+    }
+  }
+}
+
 TEST(BatchMatMul, Int8ToInt32GivesRawSums) {
   const Case c = {{2}, {1}, 2, 3, 2, false, true};
   const auto ops = MakeOperands<int8_t>(c, 5, -128, 127);

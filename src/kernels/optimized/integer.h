@@ -82,9 +82,14 @@ EmitStage<Out, Acc, Emit> MakeEmitStage(const Emit& emit, Out* out, int64_t row_
 }
 
 // ---- the product: rows of A made by fill(first_row, rows, dst, dst_stride) as int16 (offset
-// applied, padded to PaddedDepth(b) with zeros), columns from b; int64 sums when kWide.
+// applied, padded to PaddedDepth(b) with zeros), columns from b; int64 sums when kWide. With
+// `low` (kWide only, packed like b): the sums are 256 * (A x b) + A x low, for an int16 B split
+// into its high bytes (b, -128..127) and its low bytes (low, 0..255), so that every product is
+// int16 x 8-bit and a block of kWidePairsPerBlock pairs stays inside int32 (128 * 2 * 32768 *
+// 255 < 2^31): exact int64 sums of int16 x int16 products.
 template <bool kWide, class Fill, class Stage>
-void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, const Stage& stage) {
+void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, const Stage& stage,
+             const PackedI16* low = nullptr) {
   if (m <= 0 || b.n <= 0) return;
   const int mr = KernelsFor(b.isa).i16_mr;
   const TileGrid g = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), b.panels(), mr, NumThreads(pool));
@@ -108,9 +113,18 @@ void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, 
       } else {
         int64_t* wide = ScratchI64(static_cast<size_t>(rows) * cols, 0);
         std::fill(wide, wide + static_cast<int64_t>(rows) * cols, int64_t{0});
+        const int64_t count = static_cast<int64_t>(rows) * cols;
         for (int p0 = 0; p0 < b.k2; p0 += kWidePairsPerBlock) {
           GemmI16Tile(a, lda, rows, b, c0, c0 + cols, p0, std::min(b.k2, p0 + kWidePairsPerBlock), sums, cols, false);
-          for (int64_t i = 0; i < static_cast<int64_t>(rows) * cols; ++i) wide[i] += sums[i];
+          for (int64_t i = 0; i < count; ++i) wide[i] += sums[i];
+        }
+        if (low != nullptr) {
+          for (int64_t i = 0; i < count; ++i) wide[i] *= 256;
+          for (int p0 = 0; p0 < low->k2; p0 += kWidePairsPerBlock) {
+            GemmI16Tile(a, lda, rows, *low, c0, c0 + cols, p0, std::min(low->k2, p0 + kWidePairsPerBlock), sums, cols,
+                        false);
+            for (int64_t i = 0; i < count; ++i) wide[i] += sums[i];
+          }
         }
         for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, wide + static_cast<int64_t>(r) * cols);
       }
@@ -202,13 +216,13 @@ void IntegerConv2D(ThreadPool* pool, const reference::ConvParams& p, const refer
 }
 
 // Rows of a matrix product (FULLY_CONNECTED, BATCH_MATMUL): A [m][k] (rows lda apart) plus
-// input_offset times packed B.
+// input_offset times packed B (kWide with `low`: an int16 B split in bytes, see IntGemm).
 template <bool kWide, class In, class Stage>
 void IntegerMatMul(ThreadPool* pool, const In* a, int64_t lda, int64_t m, int32_t input_offset, const PackedI16& b,
-                   const Stage& stage) {
+                   const Stage& stage, const PackedI16* low = nullptr) {
   IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
     ConvertRows(a + r0 * lda, lda, rows, b.k, input_offset, dst, ldd);
-  }, stage);
+  }, stage, low);
 }
 
 // ---- int8 x int8 on byte dot products (HasGemmI8; see PackedI8)

@@ -13,7 +13,6 @@ namespace edgerun::ops {
 namespace {
 
 constexpr int kLhsTransposedSlot = 3;  // slots 0..2 hold the hybrid scratch
-constexpr int kRhsTransposedSlot = 4;
 
 struct BatchMatMulState {
   bool adj_x = false, adj_y = false;
@@ -133,7 +132,6 @@ Status Prepare(OpContext& ctx, BatchMatMulState& state) {
     ER_RETURN_IF_ERROR(RequestHybridRows(ctx, lhs->num_elements(), state.lhs_batches * state.m));
   }
   if (state.adj_x) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kLhsTransposedSlot, lhs));
-  if (!state.adj_y) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kRhsTransposedSlot, rhs));
   return Status::Ok();
 }
 
@@ -144,14 +142,6 @@ const T* LhsRows(const OpContext& ctx, const BatchMatMulState& s) {
   if (!s.adj_x) return data;
   T* out = ctx.temporary(kLhsTransposedSlot)->data_as<T>();
   reference::TransposeLastTwo(data, s.lhs_batches, s.k, s.m, out);
-  return out;
-}
-template <class T>
-const T* RhsRows(const OpContext& ctx, const BatchMatMulState& s) {
-  const T* data = ctx.input(1)->data_as<T>();
-  if (s.adj_y) return data;
-  T* out = ctx.temporary(kRhsTransposedSlot)->data_as<T>();
-  reference::TransposeLastTwo(data, s.rhs_batches, s.k, s.n, out);
   return out;
 }
 
@@ -291,20 +281,29 @@ void EvalHybrid(const OpContext& ctx, BatchMatMulState& s) {
 }
 
 // Float products keep the reference kernel's summation order (16 lanes over blocks of 256, see
-// reference::DotBlocked; GCC vectorizes it without changing the result). The packed FMA GEMM is
+// reference::DotBlocked), run on AVX-512 / AVX2 lanes four columns at a time with the same bits. The packed FMA GEMM is
 // faster but rounds differently, and that difference alone fails tflite_dynamic_shapes (softmax
 // after a 1024-long product amplifies it past the tolerance). Rows are spread over the pool.
 void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
   const float* lhs = LhsRows<float>(ctx, s);
-  const float* rhs = RhsRows<float>(ctx, s);
+  const float* rhs = ctx.input(1)->data_as<float>();  // [n][k] with adj_y, else [k][n]
   float* out = ctx.output(0)->data_as<float>();
   const int64_t lhs_size = static_cast<int64_t>(s.m) * s.k, rhs_size = static_cast<int64_t>(s.n) * s.k;
   const int64_t out_size = static_cast<int64_t>(s.m) * s.n;
   const int64_t batches = static_cast<int64_t>(s.lhs_index.size());
-  optimized::ParallelFor(ctx.thread_pool(), batches * s.m, [&](int64_t row) {
-    const int64_t batch = row / s.m, i = row % s.m;
-    reference::MatMulTransposedB(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size,
-                                 1, s.n, s.k, out + batch * out_size + i * s.n);
+  const optimized::IsaKernels& kernels = optimized::ActiveKernels();
+  const auto matmul = s.adj_y ? kernels.matmul_blocked_f32 : kernels.matmul_blocked_kn_f32;
+  // Tasks of up to 32 rows of one batch (the kernel reuses the rhs columns across them), about
+  // four per thread.
+  const int64_t threads = optimized::NumThreads(ctx.thread_pool());
+  const int64_t rows_per_task =
+      std::clamp<int64_t>((batches * s.m + 4 * threads - 1) / (4 * threads), 1, std::min<int64_t>(32, s.m));
+  const int64_t tasks_per_batch = (s.m + rows_per_task - 1) / rows_per_task;
+  optimized::ParallelFor(ctx.thread_pool(), batches * tasks_per_batch, [&](int64_t task) {
+    const int64_t batch = task / tasks_per_batch, i = task % tasks_per_batch * rows_per_task;
+    const int rows = static_cast<int>(std::min<int64_t>(rows_per_task, s.m - i));
+    matmul(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size, rows, s.n, s.k,
+           out + batch * out_size + i * s.n);
   });
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
+#include "kernels/reference/batch_matmul.h"
 #include "ops/quant_test_util.h"
 #include "test_util.h"
 
@@ -140,6 +142,38 @@ TEST(BatchMatMul, FloatAdjointsAndBroadcastMatchDirectLoop) {
     const auto sums = ints.Product(c, [](int32_t a, int32_t b) { return int64_t{a} * b; });
     EXPECT_EQ(GetOutput<float>(*interpreter, 0), std::vector<float>(sums.begin(), sums.end())) << "seed " << seed;
   }
+}
+
+// Float products run on SIMD lanes in the reference's order (reference::MatMulTransposedB: 16
+// lanes over blocks of 256): the same bits for random values, depths around the lane and block
+// sizes, both adjoints, columns past a multiple of four.
+TEST(BatchMatMul, FloatSameBitsAsReferenceOrder) {
+  const int depths[] = {1, 15, 16, 17, 255, 256, 257, 600};
+  int seed = 700;
+  for (int k : depths)
+    for (bool adj_y : {false, true}) {
+      const int m = 3, n = 7;
+      const auto lhs = testing::RandomFloats(m * k, ++seed);
+      const auto rhs = testing::RandomFloats(k * n, ++seed);
+      SingleOp op(tflite::BuiltinOperator_BATCH_MATMUL);
+      op.Input(TensorType::kFloat32, {m, k});
+      op.Input(TensorType::kFloat32, adj_y ? Shape{n, k} : Shape{k, n});
+      op.Output(TensorType::kFloat32);
+      op.Options(tflite::BuiltinOptions_BatchMatMulOptions, Options(false, adj_y));
+      auto interpreter = op.Build();
+      ASSERT_TRUE(interpreter);
+      SetInput(*interpreter, 0, lhs);
+      SetInput(*interpreter, 1, rhs);
+      ASSERT_TRUE(interpreter->Invoke().ok());
+      std::vector<float> bt(static_cast<size_t>(n) * k);
+      for (int j = 0; j < n; ++j)
+        for (int x = 0; x < k; ++x) bt[j * k + x] = adj_y ? rhs[j * k + x] : rhs[x * n + j];
+      std::vector<float> want(static_cast<size_t>(m) * n);
+      reference::MatMulTransposedB(lhs.data(), bt.data(), m, n, k, want.data());
+      const auto got = GetOutput<float>(*interpreter, 0);
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float))) << "k " << k << " adj_y " << adj_y;
+    }
 }
 
 template <class L, class R>

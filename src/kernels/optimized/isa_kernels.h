@@ -128,6 +128,10 @@ using ArgMinMax8Fn = void (*)(const void* rows, int64_t count, int32_t axis_size
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
+// out[i][j] = reference::DotBlocked(a[i], bt[j], k) bit for bit (BATCH_MATMUL's float order).
+using MatMulBlockedF32Fn = void (*)(const float* a, const float* bt, int m, int n, int k, float* out);
+// The same sums with b stored [k][n] (not transposed).
+using MatMulBlockedKnF32Fn = void (*)(const float* a, const float* b, int m, int n, int k, float* out);
 // out[r] = dot(m[r], v) in int32 (exact: |products| < 2^14, cols < 2^17).
 using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, const int8_t* v, int32_t* out);
 
@@ -160,6 +164,8 @@ struct IsaKernels {
   RequantizeFn requantize_fixed = nullptr;
   RequantizeFn requantize_float = nullptr;
   DotRowsF32Fn dot_rows_f32 = nullptr;
+  MatMulBlockedF32Fn matmul_blocked_f32 = nullptr;
+  MatMulBlockedKnF32Fn matmul_blocked_kn_f32 = nullptr;
   DotRowsI8Fn dot_rows_i8 = nullptr;
   ResizeRow8Fn resize_row_u8 = nullptr;
   ResizeRow8Fn resize_row_i8 = nullptr;

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <utility>
+#include <vector>
 
 namespace edgerun::optimized {
 namespace {
@@ -45,6 +46,8 @@ struct Avx2 {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
+  // 16 lanes (two vectors) folded as reference::DotBlocked does: l += l + 8, then the 8-lane sum.
+  static float FoldLanes16(const F* v) { return HorizontalSumF(_mm256_add_ps(v[0], v[1])); }
 
   static F MulF(F a, F b) { return _mm256_mul_ps(a, b); }
   static F ToFloat(I v) { return _mm256_cvtepi32_ps(v); }

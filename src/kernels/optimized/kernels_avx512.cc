@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include <utility>
+#include <vector>
 
 namespace edgerun::optimized {
 namespace {
@@ -39,6 +40,15 @@ struct Avx512 {
   static F MaxF(F a, F b) { return _mm512_max_ps(a, b); }
   static F MinF(F a, F b) { return _mm512_min_ps(a, b); }
   static float HorizontalSumF(F v) { return _mm512_reduce_add_ps(v); }
+  // 16 lanes folded as reference::DotBlocked does: l += l + 8, l += l + 4, l += l + 2, l += l + 1.
+  static float FoldLanes16(const F* v) {
+    const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(v[0]),
+                                    _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[0]), 1)));
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
 
   static F MulF(F a, F b) { return _mm512_mul_ps(a, b); }
   static F ToFloat(I v) { return _mm512_cvtepi32_ps(v); }

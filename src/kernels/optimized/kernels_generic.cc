@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "kernels/optimized/isa_kernels.h"
+#include "kernels/reference/batch_matmul.h"
 #include "quant/fixed_point.h"
 
 namespace edgerun::optimized {
@@ -210,6 +212,21 @@ void FillGemm(IsaKernels* k, std::integer_sequence<int, MR...>) {
   ((k->gemm_i16[MR + 1] = &GemmI16<MR + 1>), ...);
 }
 
+// BATCH_MATMUL's float sums with b stored [k][n]: b transposed a block of columns at a time.
+void MatMulBlockedKn(const float* a, const float* b, int m, int n, int k, float* out) {
+  constexpr int kCols = 16;
+  std::vector<float> bt(static_cast<size_t>(kCols) * k);
+  std::vector<float> part(static_cast<size_t>(m) * kCols);
+  for (int j0 = 0; j0 < n; j0 += kCols) {
+    const int cols = std::min(kCols, n - j0);
+    for (int j = 0; j < cols; ++j)
+      for (int x = 0; x < k; ++x) bt[static_cast<size_t>(j) * k + x] = b[static_cast<int64_t>(x) * n + j0 + j];
+    reference::MatMulTransposedB(a, bt.data(), m, cols, k, part.data());
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < cols; ++j) out[static_cast<int64_t>(i) * n + j0 + j] = part[static_cast<size_t>(i) * cols + j];
+  }
+}
+
 }  // namespace
 
 bool FillGenericKernels(IsaKernels* k) {
@@ -224,6 +241,8 @@ bool FillGenericKernels(IsaKernels* k) {
   k->requantize_fixed = &RequantizeFixed;
   k->requantize_float = &RequantizeFloat;
   k->dot_rows_f32 = &DotRowsF32;
+  k->matmul_blocked_f32 = &reference::MatMulTransposedB;
+  k->matmul_blocked_kn_f32 = &MatMulBlockedKn;
   k->dot_rows_i8 = &DotRowsI8;
   return true;
 }

@@ -90,6 +90,40 @@ bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p) 
   return true;
 }
 
+bool EvalInt16SameShape(OpContext& ctx, const reference::QuantizedBinaryParams& q, int op) {
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  Tensor* out = ctx.output(0);
+  const optimized::BinaryI16Fn fn = optimized::ActiveKernels().binary_i16;
+  if (!fn || a->type != TensorType::kInt16 || out->type != TensorType::kInt16 || a->shape != out->shape ||
+      b->shape != out->shape) {
+    return false;
+  }
+  // The kernel's domain: zero points 0 (int16's), shifts the vector shifts take as the scalar
+  // code does, no saturating MUL.
+  auto shift_ok = [](int shift) { return shift >= -31 && shift <= 30; };
+  const bool multiply = op == 2;
+  if (q.input1_offset != 0 || q.input2_offset != 0 || q.output_offset != 0 || q.saturate_nonzero ||
+      !shift_ok(q.output_shift) ||
+      (!multiply && (!shift_ok(q.input1_shift) || !shift_ok(q.input2_shift) || q.left_shift < 0 || q.left_shift > 15))) {
+    return false;
+  }
+  const optimized::BinaryI16Args args{op,           q.left_shift,      q.input1_multiplier, q.input1_shift,
+                                      q.input2_multiplier, q.input2_shift, q.output_multiplier, q.output_shift,
+                                      q.act_min,     q.act_max};
+  const int16_t* pa = a->data_as<int16_t>();
+  const int16_t* pb = b->data_as<int16_t>();
+  int16_t* po = out->data_as<int16_t>();
+  // Blocks of 8 K elements, so that two threads share a large tensor.
+  constexpr int64_t kBlock = 8192;
+  const int64_t n = out->num_elements();
+  optimized::ParallelRows(ctx.thread_pool(), (n + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
+    const int64_t i0 = b0 * kBlock, i1 = std::min(n, b1 * kBlock);
+    fn(pa + i0, pb + i0, i1 - i0, args, po + i0);
+  });
+  return true;
+}
+
 Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16, bool subtract) {
   state.kind = BinaryKind::kPlain;
   if (!UsesQuantizedKernel(ctx)) return Status::Ok();

@@ -125,6 +125,17 @@ using ResizeRow8Fn = void (*)(const void* top, const void* bottom, int32_t chann
 using ArgMinMax8Fn = void (*)(const void* rows, int64_t count, int32_t axis_size, bool is_max,
                               const void* input_end, int32_t* out);
 
+// ---- int16 ADD / SUB / MUL with TFLite's fixed-point steps (reference::QuantizedAddSub and
+// QuantizedMul) for zero points 0 and shifts in [-31, 30], operands of the same shape.
+struct BinaryI16Args {
+  int op;  // 0 add, 1 subtract, 2 multiply
+  int32_t left_shift;
+  int32_t multiplier1, shift1, multiplier2, shift2;  // add / subtract: each input's rescaling
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+};
+using BinaryI16Fn = void (*)(const int16_t* a, const int16_t* b, int64_t n, const BinaryI16Args& p, int16_t* out);
+
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
@@ -158,6 +169,7 @@ struct IsaKernels {
   RowSumsI8Fn row_sums_i8 = nullptr;
   RowSumsI8Fn row_sums_u8 = nullptr;
   AddI8Fn add_i8 = nullptr;  // AVX-512 only; null: the scalar kernel
+  BinaryI16Fn binary_i16 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;
   DwConvRowFn dwconv_int = nullptr;
   DwConvRowFn dwconv_int_requant = nullptr;  // null: dwconv_int, then a RequantizeFn pass

@@ -162,6 +162,31 @@ void Requantize(const int32_t* sums, int n, int c0, const RequantArgs& r, void* 
   }
 }
 
+// TFLite's int16 ADD / SUB / MUL (see BinaryI16Args), 16 lanes at a time with the reference's
+// fixed-point steps: the same values.
+void BinaryI16(const int16_t* a, const int16_t* b, int64_t n, const BinaryI16Args& p, int16_t* out) {
+  const __m512i act_min = _mm512_set1_epi32(p.act_min), act_max = _mm512_set1_epi32(p.act_max);
+  const __m512i m1 = _mm512_set1_epi32(p.multiplier1), s1 = _mm512_set1_epi32(p.shift1);
+  const __m512i m2 = _mm512_set1_epi32(p.multiplier2), s2 = _mm512_set1_epi32(p.shift2);
+  const __m512i mo = _mm512_set1_epi32(p.output_multiplier), so = _mm512_set1_epi32(p.output_shift);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = Avx512<false>::Mask(static_cast<int>(std::min<int64_t>(16, n - i)));
+    const __m512i x = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, a + i));
+    const __m512i y = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, b + i));
+    __m512i raw;
+    if (p.op == 2) {
+      raw = _mm512_mullo_epi32(x, y);  // |product| <= 2^30
+    } else {
+      const __m512i sx = MultiplyByQuantizedMultiplier(_mm512_slli_epi32(x, p.left_shift), m1, s1);
+      const __m512i sy = MultiplyByQuantizedMultiplier(_mm512_slli_epi32(y, p.left_shift), m2, s2);
+      raw = p.op == 1 ? _mm512_sub_epi32(sx, sy) : _mm512_add_epi32(sx, sy);
+    }
+    __m512i v = MultiplyByQuantizedMultiplier(raw, mo, so);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, act_min), act_max);
+    _mm256_mask_storeu_epi16(out + i, m, _mm512_cvtepi32_epi16(v));
+  }
+}
+
 // ---- int8 GEMM on vpdpbusd (VNNI CPUs only; see GemmI8Fn). Each step broadcasts 4 bytes of a
 // row of A (signed) against NV vectors of 16 columns x 4 depths of B (unsigned): 64 products per
 // instruction, against 32 for vpdpwssd on int16 pairs, and A is read as it is (no widening copy).
@@ -305,6 +330,7 @@ bool FillAvx512Kernels(IsaKernels* k, bool vnni) {
   }
   k->add_i8 = &AddI8;
   k->requantize_fixed = &Requantize<false>;
+  k->binary_i16 = &BinaryI16;
   k->requantize_float = &Requantize<true>;
   return true;
 }

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "kernels/optimized/reduce.h"
 #include "kernels/reference/reduce.h"
 #include "ops/op_util.h"
 
@@ -34,8 +35,9 @@ template <class T, class Next>
 void ReduceEach(OpContext& ctx, const ReduceState& state, T empty, Next next) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  reference::ReduceFold(input->shape, state.reduced, input->data_as<T>(), output->data_as<T>(), output->num_elements(),
-                        empty, [](T x) { return x; }, next);
+  // reference::ReduceFold's order on the optimized walk (runs of dimensions, threads).
+  optimized::ReduceFoldOrdered(ctx.thread_pool(), input->shape, state.reduced, input->data_as<T>(),
+                               output->data_as<T>(), output->num_elements(), /*from_first=*/true, empty, next);
 }
 
 // REDUCE_MAX (kMax) and REDUCE_MIN: float32, int32, int64, uint8, int8, int16; quantized types

@@ -1,9 +1,10 @@
-// Optimized MEAN/SUM sums and RESIZE_BILINEAR against the reference kernels: bit-exact for every
+// Optimized MEAN/SUM sums, REDUCE_MAX/MIN folds and RESIZE_BILINEAR against the reference kernels: bit-exact for every
 // type (the optimized versions keep the reference's order of operations), on random shapes and
 // axes, for 1 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "kernels/optimized/reduce.h"
 #include "kernels/optimized/resize.h"
@@ -82,6 +83,49 @@ TEST(OptimizedReduceSum, LargeInnerRowsSplitOverThreads) {
       reference::ForEachReduce(shape, reduced, [&](int64_t o, int64_t i) { want[o] += input[i]; });
       ReduceSum(pool, shape, reduced, input.data(), got.data(), 300, false);
       ExpectSameBits(got, want);
+    }
+  });
+}
+
+// REDUCE_MAX / REDUCE_MIN's fold, (acc > x) ? acc : x, whose result depends on the order for NaN
+// and signed zeros: NaN, -0 and +0 sprinkled in random shapes and axes, against
+// reference::ReduceFold bit for bit.
+template <bool kMax>
+void CheckExtremum(Random& r, ThreadPool* pool) {
+  const int rank = r.Int(0, 4);
+  Shape shape;
+  std::vector<bool> reduced;
+  int64_t out_count = 1;
+  for (int d = 0; d < rank; ++d) {
+    shape.push_back(r.Int(0, 9) == 0 ? 1 : r.Int(1, 7));
+    reduced.push_back(r.Bool());
+    if (!reduced.back()) out_count *= shape.back();
+  }
+  std::vector<float> input(static_cast<size_t>(NumElements(shape)));
+  for (auto& x : input) {
+    const int kind = r.Int(0, 9);
+    x = kind == 0 ? std::numeric_limits<float>::quiet_NaN() : kind == 1 ? -0.0f : kind == 2 ? 0.0f : r.Float(-5, 5);
+  }
+  auto next = [](float acc, float x) {
+    if constexpr (kMax) {
+      return (acc > x) ? acc : x;
+    } else {
+      return (acc < x) ? acc : x;
+    }
+  };
+  const float empty = kMax ? std::numeric_limits<float>::lowest() : std::numeric_limits<float>::max();
+  std::vector<float> want(static_cast<size_t>(out_count)), got(want.size());
+  reference::ReduceFold(shape, reduced, input.data(), want.data(), out_count, empty, [](float x) { return x; }, next);
+  ReduceFoldOrdered(pool, shape, reduced, input.data(), got.data(), out_count, /*from_first=*/true, empty, next);
+  ExpectSameBits(got, want);
+}
+
+TEST(OptimizedReduceMinMax, MatchesReferenceOrderWithNaNAndZeros) {
+  Random r(33);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 80; ++iter) {
+      CheckExtremum<true>(r, pool);
+      CheckExtremum<false>(r, pool);
     }
   });
 }

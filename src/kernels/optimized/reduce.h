@@ -1,4 +1,4 @@
-// Optimized sums over axes (MEAN, SUM): the shape is collapsed into runs of kept and reduced
+// Optimized folds over axes (MEAN, SUM, REDUCE_MAX, REDUCE_MIN): the shape is collapsed into runs of kept and reduced
 // dimensions, the innermost run is handled as a whole (rows added to rows when it is kept,
 // contiguous elements summed when it is reduced), and independent outputs are split over the
 // pool. Every output still adds its inputs in input order, so the results equal the reference
@@ -25,13 +25,16 @@ inline Acc SumAdd(Acc acc, Acc x) {
   }
 }
 
-// out[o] = sum of the inputs of output o, converted to Acc. from_first: the sum starts from the
-// first input (as ReduceFold), otherwise from Acc{0} (as a loop that starts at zero); the two
-// differ only for a float sum whose first input is -0. Outputs with no input get 0.
-template <class T, class Acc>
-void ReduceSum(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
-               int64_t out_count, bool from_first) {
-  std::fill(out, out + out_count, Acc{0});
+// out[o] = the inputs of output o folded in input order: acc = next(acc, x), each input converted
+// to Acc. from_first: the fold starts from the first input (as reference::ReduceFold), otherwise
+// from `empty` (as a loop that starts at zero). Outputs with no input get `empty`. Summing, the
+// two starts differ only for a float sum whose first input is -0; for REDUCE_MAX / MIN `next`
+// is (acc > x) ? acc : x (or <), whose order matters for NaN, and which the rows added to rows
+// keep per element.
+template <class T, class Acc, class Next>
+void ReduceFoldOrdered(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
+                       int64_t out_count, bool from_first, Acc empty, const Next& next) {
+  std::fill(out, out + out_count, empty);
   if (NumElements(in_shape) <= 0) return;
   // Runs of dimensions with the same role (size-1 dimensions dropped).
   std::vector<int64_t> size;
@@ -46,7 +49,7 @@ void ReduceSum(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>&
     }
   }
   if (size.empty()) {  // a single element
-    out[0] = from_first ? static_cast<Acc>(in[0]) : SumAdd(Acc{0}, static_cast<Acc>(in[0]));
+    out[0] = from_first ? static_cast<Acc>(in[0]) : next(empty, static_cast<Acc>(in[0]));
     return;
   }
   const int runs = static_cast<int>(size.size());
@@ -88,11 +91,11 @@ void ReduceSum(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>&
         if (from_first && at_first()) {
           for (int64_t i = c0; i < c1; ++i) dst[i] = static_cast<Acc>(src[i]);
         } else {
-          for (int64_t i = c0; i < c1; ++i) dst[i] = SumAdd(dst[i], static_cast<Acc>(src[i]));
+          for (int64_t i = c0; i < c1; ++i) dst[i] = next(dst[i], static_cast<Acc>(src[i]));
         }
       } else {
-        Acc acc = (from_first && at_first()) ? static_cast<Acc>(src[0]) : SumAdd(out[o], static_cast<Acc>(src[0]));
-        for (int64_t i = 1; i < inner; ++i) acc = SumAdd(acc, static_cast<Acc>(src[i]));
+        Acc acc = (from_first && at_first()) ? static_cast<Acc>(src[0]) : next(out[o], static_cast<Acc>(src[0]));
+        for (int64_t i = 1; i < inner; ++i) acc = next(acc, static_cast<Acc>(src[i]));
         out[o] = acc;
       }
       for (int r = runs - 2; r >= 0; --r) {
@@ -114,6 +117,15 @@ void ReduceSum(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>&
   } else {
     run_block(0, outer, 0, inner);
   }
+}
+
+// out[o] = sum of the inputs of output o, converted to Acc (wrapping for integers); from_first as
+// in ReduceFoldOrdered.
+template <class T, class Acc>
+void ReduceSum(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
+               int64_t out_count, bool from_first) {
+  ReduceFoldOrdered(pool, in_shape, reduced, in, out, out_count, from_first, Acc{0},
+                    [](Acc acc, Acc x) { return SumAdd(acc, x); });
 }
 
 // MEAN of float32 as the reference: the sums from zero in input order, divided by the count.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <random>
 
 #include "test_util.h"
 
@@ -394,6 +395,61 @@ TEST(MirrorPad, ReflectAndSymmetric) {
       EXPECT_EQ(GetOutput<float>(*interpreter, 0),
                 (std::vector<float>{2, 1, 1, 2, 3, 3, 2, 2, 1, 1, 2, 3, 3, 2, 5, 4, 4, 5, 6, 6, 5}));
     }
+  }
+}
+
+// Random shapes (rank 1 to 4) and paddings, some dimensions unpadded (trailing ones too, which
+// the copy folds into whole blocks), both modes, against the mirrored
+// index worked out per element here.
+TEST(MirrorPad, RandomShapesMatchMirroredIndex) {
+  std::mt19937 rng(5);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 60; ++iter) {
+    const bool reflect = iter % 2 == 0;
+    const int rank = uniform(1, 4);
+    Shape in_shape, out_shape;
+    std::vector<int32_t> pads;
+    for (int d = 0; d < rank; ++d) {
+      const int dim = uniform(2, 5);
+      const int limit = reflect ? dim - 1 : dim;
+      const bool padded = uniform(0, 2) != 0;
+      const int before = padded ? uniform(0, limit) : 0, after = padded ? uniform(0, limit) : 0;
+      in_shape.push_back(dim);
+      out_shape.push_back(dim + before + after);
+      pads.push_back(before);
+      pads.push_back(after);
+    }
+    const int64_t n = NumElements(in_shape);
+    std::vector<float> input(static_cast<size_t>(n));
+    std::iota(input.begin(), input.end(), 0.0f);
+    SingleOp op(tflite::BuiltinOperator_MIRROR_PAD);
+    op.Input(TensorType::kFloat32, in_shape);
+    op.Const<int32_t>(TensorType::kInt32, {rank, 2}, pads);
+    op.Output(TensorType::kFloat32);
+    op.Options(tflite::BuiltinOptions_MirrorPadOptions,
+               ER_OPTIONS(tflite::CreateMirrorPadOptions(
+                   fbb, reflect ? tflite::MirrorPadMode_REFLECT : tflite::MirrorPadMode_SYMMETRIC)));
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    SetInput(*interpreter, 0, input);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    ASSERT_EQ(interpreter->output(0)->shape, out_shape);
+    std::vector<float> want;
+    const int64_t total = NumElements(out_shape);
+    for (int64_t flat = 0; flat < total; ++flat) {
+      int64_t rest = flat, from = 0, stride = 1;
+      for (int d = rank - 1; d >= 0; --d) {
+        const int64_t i = rest % out_shape[d] - pads[2 * d], dim = in_shape[d];
+        rest /= out_shape[d];
+        int64_t j = i;
+        if (i < 0) j = reflect ? -i : -i - 1;
+        if (i >= dim) j = reflect ? 2 * dim - 2 - i : 2 * dim - 1 - i;
+        from += j * stride;
+        stride *= dim;
+      }
+      want.push_back(input[static_cast<size_t>(from)]);
+    }
+    EXPECT_EQ(GetOutput<float>(*interpreter, 0), want) << "iteration " << iter;
   }
 }
 

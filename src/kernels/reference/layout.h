@@ -61,6 +61,25 @@ inline void GatherPerDim(const Shape& in_shape, const std::vector<std::vector<in
     if (NumElements(in_shape) > 0) std::memcpy(output, input, element);
     return;
   }
+  // Trailing dimensions copied as they are (not padded, not reversed) join the element: an image
+  // padded in height and width copies whole pixels, and its rows in a few runs (MIRROR_PAD of a
+  // 224x224x3 image: 230 rows of 7 runs instead of 52900 rows of one 12-byte run).
+  size_t kept = map.size();
+  size_t block = element;
+  auto identity = [&](size_t d) {
+    if (map[d].size() != static_cast<size_t>(in_shape[d])) return false;
+    for (size_t k = 0; k < map[d].size(); ++k) {
+      if (map[d][k] != static_cast<int32_t>(k)) return false;
+    }
+    return true;
+  };
+  while (kept > 1 && identity(kept - 1)) block *= static_cast<size_t>(in_shape[--kept]);
+  if (kept < map.size()) {
+    const std::vector<std::vector<int32_t>> outer(map.begin(), map.begin() + static_cast<std::ptrdiff_t>(kept));
+    GatherPerDim(Shape(in_shape.begin(), in_shape.begin() + static_cast<std::ptrdiff_t>(kept)), outer, block, input,
+                 output);
+    return;
+  }
   const std::vector<int64_t> in_strides = Strides(in_shape);
   const size_t last = out_shape.size() - 1;
   // The last dimension's map as runs of consecutive input positions, copied with one memcpy each

@@ -39,6 +39,64 @@ TEST(Slice, BeginSizeAndMinusOne) {
   EXPECT_EQ(GetOutput<float>(*interpreter, 0), (std::vector<float>{5, 6, 9, 10}));
 }
 
+// Random shapes, begins and sizes (trailing dimensions taken whole or cut, which the copy turns
+// into whole blocks and rows), float and int8 elements, against the element at begin + index.
+TEST(Slice, RandomShapesMatchDirectIndex) {
+  std::mt19937 rng(9);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 80; ++iter) {
+    const int rank = uniform(1, 4);
+    Shape in_shape, size;
+    std::vector<int32_t> begin;
+    for (int d = 0; d < rank; ++d) {
+      const int dim = uniform(1, 6);
+      const bool whole = uniform(0, 1) == 0;
+      const int b = whole ? 0 : uniform(0, dim - 1);
+      in_shape.push_back(dim);
+      begin.push_back(b);
+      size.push_back(whole ? dim : uniform(1, dim - b));
+    }
+    const bool bytes = iter % 2 == 1;
+    const int64_t n = NumElements(in_shape);
+    SingleOp op(tflite::BuiltinOperator_SLICE);
+    op.Input(bytes ? TensorType::kInt8 : TensorType::kFloat32, in_shape);
+    op.Const<int32_t>(TensorType::kInt32, {rank}, begin);
+    op.Const<int32_t>(TensorType::kInt32, {rank}, std::vector<int32_t>(size.begin(), size.end()));
+    op.Output(bytes ? TensorType::kInt8 : TensorType::kFloat32);
+    auto interpreter = op.Build();
+    ASSERT_TRUE(interpreter);
+    std::vector<float> values(static_cast<size_t>(n));
+    std::iota(values.begin(), values.end(), 0.0f);
+    if (bytes) {
+      std::vector<int8_t> b8(values.size());
+      for (size_t i = 0; i < b8.size(); ++i) b8[i] = static_cast<int8_t>(i % 251 - 125);
+      SetInput(*interpreter, 0, b8);
+      for (size_t i = 0; i < b8.size(); ++i) values[i] = b8[i];
+    } else {
+      SetInput(*interpreter, 0, values);
+    }
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    ASSERT_EQ(interpreter->output(0)->shape, size);
+    std::vector<float> want;
+    for (int64_t flat = 0; flat < NumElements(size); ++flat) {
+      int64_t rest = flat, from = 0, stride = 1;
+      for (int d = rank - 1; d >= 0; --d) {
+        from += (begin[d] + rest % size[d]) * stride;
+        rest /= size[d];
+        stride *= in_shape[d];
+      }
+      want.push_back(values[static_cast<size_t>(from)]);
+    }
+    std::vector<float> got;
+    if (bytes) {
+      for (int8_t v : GetOutput<int8_t>(*interpreter, 0)) got.push_back(v);
+    } else {
+      got = GetOutput<float>(*interpreter, 0);
+    }
+    EXPECT_EQ(got, want) << "iteration " << iter;
+  }
+}
+
 TEST(Slice, RuntimeBeginMakesTheOutputDynamic) {
   SingleOp op(tflite::BuiltinOperator_SLICE);
   op.Input(TensorType::kInt16, {5});

@@ -73,23 +73,51 @@ inline void Pad(const Shape& in_shape, const std::vector<int64_t>& before, const
   }
 }
 
+// bytes from src to dst, the sizes of short runs (a slice of a few channels, a concatenation of
+// two halves of a pixel) known to the compiler: a library call per 8 bytes costs more than the
+// copy.
+inline void CopyRun(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  switch (bytes) {
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    case 12: std::memcpy(dst, src, 12); return;
+    case 16: std::memcpy(dst, src, 16); return;
+    case 32: std::memcpy(dst, src, 32); return;
+    default: std::memcpy(dst, src, bytes); return;
+  }
+}
+
 // Strided slice over a dense spec: for each dim, start, stride and output size.
 inline void StridedSlice(const Shape& in_shape, const std::vector<int64_t>& start, const std::vector<int64_t>& stride,
                          const Shape& out_dims, size_t element, const uint8_t* input, uint8_t* output) {
-  const size_t rank = in_shape.size();
   const int64_t total = NumElements(out_dims);
   if (total <= 0) return;
+  size_t rank = in_shape.size();
   if (rank == 0) {
     std::memcpy(output, input, element);
     return;
   }
-  const std::vector<int64_t> in_strides = Strides(in_shape);
+  // Trailing dimensions taken whole (start 0, stride 1, every element) join the element, and the
+  // last one left, when its stride is 1, is copied a row at a time: the odometer then walks rows.
+  size_t block = element;
+  while (rank > 1 && start[rank - 1] == 0 && stride[rank - 1] == 1 && out_dims[rank - 1] == in_shape[rank - 1]) {
+    block *= static_cast<size_t>(in_shape[--rank]);
+  }
+  const Shape shape(in_shape.begin(), in_shape.begin() + static_cast<std::ptrdiff_t>(rank));
+  const std::vector<int64_t> in_strides = Strides(shape);
+  const size_t last = rank - 1;
+  const bool rows = stride[last] == 1;
+  const int64_t row_items = rows ? out_dims[last] : 1;  // elements (of `block` bytes) per copy
+  const size_t run = static_cast<size_t>(row_items) * block;
+  int64_t copies = 1;
+  for (size_t d = 0; d < rank; ++d) copies *= (rows && d == last) ? 1 : out_dims[d];
   std::vector<int32_t> index(rank, 0);
   int64_t src = 0;
   for (size_t d = 0; d < rank; ++d) src += start[d] * in_strides[d];
-  for (int64_t o = 0; o < total; ++o) {
-    std::memcpy(output + o * element, input + src * element, element);
+  for (int64_t o = 0; o < copies; ++o) {
+    CopyRun(output + o * run, input + src * block, run);
     for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+      if (rows && d == static_cast<int>(last)) continue;  // the row is one copy
       src += stride[d] * in_strides[d];
       if (++index[d] < out_dims[d]) break;
       src -= stride[d] * in_strides[d] * out_dims[d];
@@ -113,7 +141,7 @@ inline void Concatenate(const std::vector<const uint8_t*>& inputs, const std::ve
   uint8_t* out = output;
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (chunk[i] > 0) std::memcpy(out, inputs[i] + o * chunk[i], chunk[i]);
+      if (chunk[i] > 0) CopyRun(out, inputs[i] + o * chunk[i], static_cast<size_t>(chunk[i]));
       out += chunk[i];
     }
   }

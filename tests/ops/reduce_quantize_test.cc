@@ -1,6 +1,8 @@
 // MEAN, QUANTIZE, DEQUANTIZE.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <cstring>
 
@@ -216,6 +218,45 @@ TEST(Quantize, Uint8AndInt16) {
     } else {
       EXPECT_EQ(GetOutput<int16_t>(*interpreter, 0), (std::vector<int16_t>{-32768, 16384, 32767}));
     }
+  }
+}
+
+// Per-tensor int8 / uint8 / int16 run as float products; TFLite's reference multiplies in double
+// and rounds to float. Every int8 and uint8 value and a sweep of int16 ones, scales from tiny to
+// huge (products that overflow to inf and underflow to subnormals), zero points across the
+// range: the same bits as the double formula. (The loader refuses zero points outside the
+// type's range; the kernel keeps the double product for any it would not cover.)
+template <class T>
+void CheckDequantizeMatchesDouble(TensorType type, float scale, int64_t zero_point, int step) {
+  std::vector<T> values;
+  for (int64_t v = std::numeric_limits<T>::min(); v <= std::numeric_limits<T>::max(); v += step) {
+    values.push_back(static_cast<T>(v));
+  }
+  SingleOp op(tflite::BuiltinOperator_DEQUANTIZE);
+  QuantizationParams q;
+  q.scale = {scale};
+  q.zero_point = {zero_point};
+  op.Input(type, {static_cast<int32_t>(values.size())}, q);
+  op.Output(TensorType::kFloat32);
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput(*interpreter, 0, values);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  const auto got = GetOutput<float>(*interpreter, 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float want = static_cast<float>(static_cast<double>(scale) * static_cast<double>(values[i] - zero_point));
+    ASSERT_EQ(std::memcmp(&got[i], &want, sizeof(float)), 0)
+        << "value " << int64_t{values[i]} << " scale " << scale << " zero point " << zero_point << ": got " << got[i]
+        << " want " << want;
+  }
+}
+
+TEST(Dequantize, PerTensorFloatProductEqualsDoubleProduct) {
+  for (float scale : {0.0078125f, 0.0123457f, 3.1e-3f, 1.7e-38f, 1e-44f, 3.0e36f, 1.0f}) {
+    CheckDequantizeMatchesDouble<int8_t>(TensorType::kInt8, scale, -7, 1);
+    CheckDequantizeMatchesDouble<uint8_t>(TensorType::kUInt8, scale, 131, 1);
+    CheckDequantizeMatchesDouble<int16_t>(TensorType::kInt16, scale, 0, 7);
+    CheckDequantizeMatchesDouble<int16_t>(TensorType::kInt16, scale, -32768, 131);
   }
 }
 

@@ -5,6 +5,7 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -118,6 +119,12 @@ struct Avx2 {
   // 16 int8 values as int16.
   static I LoadWidenI8x2(const int8_t* p) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  // The first n (< 16) of them, zeros after: nothing past p + n is read.
+  static I LoadWidenI8x2N(const int8_t* p, int n) {
+    alignas(16) int8_t bytes[16] = {};
+    std::memcpy(bytes, p, static_cast<size_t>(n < 16 ? n : 16));
+    return LoadWidenI8x2(bytes);
   }
   static int32_t HorizontalSumI(I v) {
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));

@@ -101,6 +101,11 @@ struct Avx512 {
   static I LoadWidenI8x2(const int8_t* p) {
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
+  // The first n (< 32) of them, zeros after: nothing past p + n is read.
+  static I LoadWidenI8x2N(const int8_t* p, int n) {
+    const __mmask32 m = n >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << n) - 1);
+    return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, p));
+  }
   static int32_t HorizontalSumI(I v) { return _mm512_reduce_add_epi32(v); }
 };
 

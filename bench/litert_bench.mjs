@@ -139,9 +139,24 @@ async function benchLiteRt(a, modelBytes, fb) {
   const outPos = subgraphPos(outNames, 'outputs');
   if (a.inputs.length && a.inputs.length !== inNames.length) throw new Error(`model has ${inNames.length} inputs, ${a.inputs.length} given`);
   const inputs = inNames.map((name, i) => {
-    const rtt = model.getInputTensorType(0, i);
-    const bytes = rtt.bytes();
     const fbT = sg.tensors[sg.inputs[inPos[i]]];
+    let rtt = model.getInputTensorType(0, i);
+    // A dynamic dimension (-1, e.g. a batch of shape_signature [-1, 1]) takes the flatbuffer's
+    // shape, the size the interpreter allocates before any resize (as tools/oracle/run.mjs).
+    const layout = rtt.layout();
+    const dims = vecToArray(layout.dimensions());
+    layout.delete();
+    if (dims.some((d) => d < 0)) {
+      const elementType = rtt.elementType().value;
+      rtt.delete();
+      const v = new w.VectorInt32();
+      dims.forEach((d, k) => v.push_back(d >= 0 ? d : Math.max(1, fbT.shape?.[k] ?? 1)));
+      const concrete = w.LiteRtLayout.create(v);
+      v.delete();
+      rtt = w.LiteRtRankedTensorType.create({ value: elementType }, concrete);
+      concrete.delete();
+    }
+    const bytes = rtt.bytes();
     const data = a.inputs.length ? new Uint8Array(fs.readFileSync(a.inputs[inPos[i]]))
       : randomBytes(fbT.type, bytes / (TYPE_BYTES[fbT.type] ?? 1), a.seed * 1000003 + inPos[i]);
     if (data.byteLength !== bytes) throw new Error(`input ${inPos[i]}: ${data.byteLength} bytes, tensor needs ${bytes}`);

@@ -41,6 +41,15 @@ CONFORMANCE_MODELS = [
     ("DeepLab v3 float32 (tfls)", "tfls_deeplabv3_float"),
     ("YAMNet float32 (tfls)", "tfls_yamnet_classifier"),
     ("Micro speech int8 (tflm)", "tflm_micro_speech_quantized"),
+    ("Keyword spotting int8 (tflm)", "tflm_keyword_scrambled_8bit"),
+    ("Hello world float32 (tflm)", "tflm_hello_world_float"),
+    ("Hello world int8 (tflm)", "tflm_hello_world_int8"),
+    ("ToyCar float32 (mlperf)", "mlperf_toycar_float"),
+    ("LSTM MNIST int8 (coral keras PTQ)", "coral_keras_lstm_mnist_ptq"),
+    ("Feed-forward block float32 (litert)", "litert_ff"),
+    ("RoPE float32 (litert)", "litert_rope"),
+    ("Einsum K float32 (litert)", "litert_k_einsum"),
+    ("Einsum V float32 (litert)", "litert_v_einsum"),
 ]
 SYNTHETIC_MODELS = [
     ("MobileNet v2 1.0 224 float32 (synthetic)", "mobilenet_v2", False),

@@ -75,5 +75,44 @@ TEST(Broadcast, ForEachBroadcastVisitsLikeTheNaiveWalk) {
   }
 }
 
+// BroadcastBinary on random shapes, the short-run path (IsShortInnerRunBroadcast: either
+// operand repeated, blocks split when the broadcast dimension is long) and the others: every
+// output is op(a value, b value) of the pair the naive walk gives. The op is not commutative
+// (a - 2b), so swapped operands would show.
+TEST(Broadcast, BroadcastBinaryMatchesTheNaivePairs) {
+  std::mt19937 rng(8);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int short_runs = 0;
+  auto check = [&](const Shape& a, const Shape& b, const Shape& out) {
+    std::vector<float> va(static_cast<size_t>(NumElements(a))), vb(static_cast<size_t>(NumElements(b)));
+    for (size_t i = 0; i < va.size(); ++i) va[i] = static_cast<float>(i % 97) + 0.25f;
+    for (size_t i = 0; i < vb.size(); ++i) vb[i] = static_cast<float>(i % 89) * 0.5f;
+    std::vector<float> got(static_cast<size_t>(NumElements(out)), -1.0f);
+    short_runs += reference::IsShortInnerRunBroadcast(a, b, out);
+    reference::BroadcastBinary(a, va.data(), b, vb.data(), out, got.data(), [](float x, float y) { return x - 2 * y; });
+    std::vector<float> want;
+    for (const auto& [ia, ib, io] : Naive(a, b, out)) want.push_back(va[ia] - 2 * vb[ib]);
+    ASSERT_EQ(got, want) << "a " << ShapeToString(a) << " b " << ShapeToString(b) << " out " << ShapeToString(out);
+  };
+  for (int iter = 0; iter < 1500; ++iter) {
+    const int rank = pick(1, 5);
+    Shape out(static_cast<size_t>(rank)), a, b;
+    for (int& d : out) d = pick(0, 6) == 0 ? 1 : pick(1, 6);
+    const int a_rank = pick(0, rank), b_rank = pick(0, rank);
+    for (int d = rank - a_rank; d < rank; ++d) a.push_back(pick(0, 2) == 0 ? 1 : out[d]);
+    for (int d = rank - b_rank; d < rank; ++d) b.push_back(pick(0, 2) == 0 ? 1 : out[d]);
+    for (int d = 0; d < rank; ++d) {
+      const int da = d - (rank - static_cast<int>(a.size())), db = d - (rank - static_cast<int>(b.size()));
+      if ((da < 0 || a[da] == 1) && (db < 0 || b[db] == 1)) out[d] = 1;
+    }
+    check(a, b, out);
+  }
+  // By name: RoPE's pattern both ways round, and a broadcast dimension longer than one block.
+  check({8, 10, 32, 2}, {8, 10, 1, 2}, {8, 10, 32, 2});
+  check({8, 10, 1, 2}, {8, 10, 32, 2}, {8, 10, 32, 2});
+  check({3, 5000, 3}, {3, 1, 3}, {3, 5000, 3});
+  EXPECT_GT(short_runs, 100) << "the random shapes should reach the short-run path often";
+}
+
 }  // namespace
 }  // namespace edgerun

@@ -16,6 +16,7 @@
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "kernels/optimized/cpu.h"
 #include "kernels/optimized/conv.h"
+#include "kernels/reference/broadcast.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
 
@@ -236,6 +237,7 @@ class XnnpackDelegate : public Delegate {
     if (builtin.empty()) builtin = ReadsTheBuiltinGemm(node);
     if (builtin.empty()) builtin = ProjectsTheBuiltinDepthwise(node);
     if (builtin.empty()) builtin = OneChannelDepthwiseIsAConvolution(node);
+    if (builtin.empty()) builtin = BroadcastsShortRuns(node);
     if (!builtin.empty()) return NodeClaim::No(builtin);
     StaticStorage storage;
     GraphBuilder check(graph, nullptr, [](int) { return 0u; }, storage);
@@ -403,6 +405,33 @@ class XnnpackDelegate : public Delegate {
     return StrCat(TensorTypeName(input->type), " depthwise convolution of one input channel into ", filter->dim(3),
                   ": a convolution of depth ", filter->dim(1) * filter->dim(2),
                   ", which edgerun's GEMM runs faster than this XNNPACK");
+  }
+
+  // Why a float32 ADD / SUB / MUL / DIV stays builtin: one operand is broadcast just outside a
+  // short run of both, with dimensions outside that ([8,100,32,2] x [8,100,1,2], RoPE's cos and
+  // sin over the heads), which this
+  // XNNPACK walks one run (a call) at a time, and the builtin kernel as long contiguous loops
+  // (reference::IsShortInnerRunBroadcast): 146 -> 47 us a node on litert_rope.
+  static std::string BroadcastsShortRuns(const OpContext& node) {
+    const int code = node.builtin_code();
+    if (code != tflite::BuiltinOperator_ADD && code != tflite::BuiltinOperator_SUB &&
+        code != tflite::BuiltinOperator_MUL && code != tflite::BuiltinOperator_DIV) {
+      return {};
+    }
+    if (node.num_inputs() != 2 || node.num_outputs() != 1) return {};
+    const Tensor* a = node.input(0);
+    const Tensor* b = node.input(1);
+    const Tensor* out = node.output(0);
+    if (!a || !b || !out || a->type != TensorType::kFloat32 || b->type != TensorType::kFloat32 ||
+        out->type != TensorType::kFloat32 || !reference::IsShortInnerRunBroadcast(a->shape, b->shape, out->shape)) {
+      return {};
+    }
+    // Only with dimensions outside the broadcast one (RoPE's): a row against a whole image
+    // ([1,H,W,C] + [C]) stays with XNNPACK, inside the partitions of the layers around it.
+    if (reference::CollapseBroadcast(a->shape, b->shape, out->shape).size.size() < 3) return {};
+    return StrCat("float32 broadcast of ", ShapeToString(b->shape), " against ", ShapeToString(a->shape),
+                  " over runs of at most ", reference::kShortInnerRun,
+                  " elements: this XNNPACK calls its kernel per run, the builtin kernel loops over whole blocks");
   }
 
   Status TryAlone(Subgraph& graph, const OpContext& node) {

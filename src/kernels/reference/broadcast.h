@@ -1,7 +1,9 @@
 // Element-wise loops with numpy broadcasting, on raw pointers and shapes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "edgerun/tensor.h"
@@ -101,9 +103,97 @@ void ForEachBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& o
   }
 }
 
+// The broadcast collapsed as ForEachBroadcast does (sizes of 1 dropped, neighbours merged where
+// both operands step through them as one dimension), outermost first.
+struct CollapsedBroadcast {
+  std::vector<int64_t> size, sa, sb;
+};
+inline CollapsedBroadcast CollapseBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& out_shape) {
+  const size_t rank = out_shape.size();
+  const std::vector<int64_t> full_a = BroadcastStrides(a_shape, rank);
+  const std::vector<int64_t> full_b = BroadcastStrides(b_shape, rank);
+  CollapsedBroadcast c;
+  for (size_t d = 0; d < rank; ++d) {
+    if (out_shape[d] == 1) continue;
+    if (!c.size.empty() && c.sa.back() == full_a[d] * out_shape[d] && c.sb.back() == full_b[d] * out_shape[d]) {
+      c.size.back() *= out_shape[d];
+      c.sa.back() = full_a[d];
+      c.sb.back() = full_b[d];
+      continue;
+    }
+    c.size.push_back(out_shape[d]);
+    c.sa.push_back(full_a[d]);
+    c.sb.push_back(full_b[d]);
+  }
+  return c;
+}
+
+// Up to this many elements in the innermost run of both operands count as short.
+constexpr int64_t kShortInnerRun = 64;
+
+// Whether one operand is broadcast along the dimension just outside a short contiguous run of
+// both ([8,100,32,2] times [8,100,1,2]: RoPE's cos/sin over the heads). XNNPACK (Debian's) walks
+// such a broadcast a run at a time, a call every few elements.
+inline bool IsShortInnerRunBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& out_shape) {
+  if (a_shape == b_shape || NumElements(out_shape) <= 0 || a_shape.size() > out_shape.size() ||
+      b_shape.size() > out_shape.size()) {
+    return false;
+  }
+  const CollapsedBroadcast c = CollapseBroadcast(a_shape, b_shape, out_shape);
+  const size_t r = c.size.size();
+  if (r < 2 || c.sa[r - 1] != 1 || c.sb[r - 1] != 1 || c.size[r - 1] > kShortInnerRun) return false;
+  const int64_t inner = c.size[r - 1];
+  return (c.sa[r - 2] == inner && c.sb[r - 2] == 0) || (c.sb[r - 2] == inner && c.sa[r - 2] == 0);
+}
+
+// That broadcast (IsShortInnerRunBroadcast) as contiguous loops: the short run of the broadcast
+// operand is repeated into a block as long as a few thousand elements of the other's, and each
+// block is one loop, which vectorizes, instead of an odometer step every few elements. The same
+// op on the same pairs, so the same results. False when the shapes are not of that form.
+template <class T, class U, class Op>
+bool BroadcastShortInnerRuns(const Shape& a_shape, const T* a, const Shape& b_shape, const T* b,
+                             const Shape& out_shape, U* out, Op op) {
+  if (!IsShortInnerRunBroadcast(a_shape, b_shape, out_shape)) return false;
+  const CollapsedBroadcast c = CollapseBroadcast(a_shape, b_shape, out_shape);
+  const size_t r = c.size.size();
+  const int64_t inner = c.size[r - 1], mid = c.size[r - 2];
+  const bool a_repeats = c.sa[r - 2] == 0;
+  // Rows of the broadcast dimension per block: a block of at most about 4096 elements.
+  const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(mid, 4096 / inner));
+  std::unique_ptr<T[]> tile(new T[static_cast<size_t>(rows * inner)]);  // not vector: T may be bool
+  const int64_t outer = NumElements(out_shape) / (mid * inner);
+  std::vector<int64_t> index(r, 0);
+  int64_t ia = 0, ib = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* run = a_repeats ? a + ia : b + ib;
+    // The run, then the filled part doubled: log2(rows) copies rather than one per repeat.
+    std::copy(run, run + inner, tile.get());
+    for (int64_t filled = inner; filled < rows * inner; filled *= 2) {
+      std::copy(tile.get(), tile.get() + std::min(filled, rows * inner - filled), tile.get() + filled);
+    }
+    for (int64_t m0 = 0; m0 < mid; m0 += rows) {
+      const int64_t count = std::min(rows, mid - m0) * inner, offset = m0 * inner;
+      const T* x = a_repeats ? tile.get() : a + ia + offset;
+      const T* y = a_repeats ? b + ib + offset : tile.get();
+      U* z = out + o * mid * inner + offset;
+      for (int64_t i = 0; i < count; ++i) z[i] = op(x[i], y[i]);
+    }
+    for (int d = static_cast<int>(r) - 3; d >= 0; --d) {
+      ia += c.sa[d];
+      ib += c.sb[d];
+      if (++index[d] < c.size[d]) break;
+      ia -= c.sa[d] * c.size[d];
+      ib -= c.sb[d] * c.size[d];
+      index[d] = 0;
+    }
+  }
+  return true;
+}
+
 template <class T, class U, class Op>
 void BroadcastBinary(const Shape& a_shape, const T* a, const Shape& b_shape, const T* b,
                      const Shape& out_shape, U* out, Op op) {
+  if (BroadcastShortInnerRuns(a_shape, a, b_shape, b, out_shape, out, op)) return;
   ForEachBroadcast(a_shape, b_shape, out_shape,
                    [&](int64_t ia, int64_t ib, int64_t io) { out[io] = op(a[ia], b[ib]); });
 }

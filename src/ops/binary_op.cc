@@ -66,6 +66,14 @@ bool PreparePotInt16(const OpContext& ctx, reference::QuantizedBinaryParams* q) 
   return true;
 }
 
+// fn(first, end) over [0, n) in blocks of `block` elements, shared by the pool's threads (two
+// threads split a large tensor; a small one stays on the caller).
+template <class Fn>
+void InBlocks(OpContext& ctx, int64_t n, int64_t block, const Fn& fn) {
+  optimized::ParallelRows(ctx.thread_pool(), (n + block - 1) / block, 2,
+                          [&](int64_t b0, int64_t b1) { fn(b0 * block, std::min(n, b1 * block)); });
+}
+
 }  // namespace
 
 bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p) {
@@ -80,13 +88,9 @@ bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p) 
   const auto* pa = static_cast<const uint8_t*>(a->data);
   const auto* pb = static_cast<const uint8_t*>(b->data);
   auto* po = static_cast<uint8_t*>(out->data);
-  // Blocks of 16 KB, so that two threads share a large tensor.
-  constexpr int64_t kBlock = 16384;
-  const int64_t n = out->num_elements();
-  optimized::ParallelRows(ctx.thread_pool(), (n + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
-    const int64_t i0 = b0 * kBlock, i1 = std::min(n, b1 * kBlock);
-    fn(pa + i0, pb + i0, i1 - i0, args, po + i0);
-  });
+  // Blocks of 16 KB.
+  InBlocks(ctx, out->num_elements(), 16384,
+           [&](int64_t i0, int64_t i1) { fn(pa + i0, pb + i0, i1 - i0, args, po + i0); });
   return true;
 }
 
@@ -114,13 +118,9 @@ bool EvalInt16SameShape(OpContext& ctx, const reference::QuantizedBinaryParams& 
   const int16_t* pa = a->data_as<int16_t>();
   const int16_t* pb = b->data_as<int16_t>();
   int16_t* po = out->data_as<int16_t>();
-  // Blocks of 8 K elements, so that two threads share a large tensor.
-  constexpr int64_t kBlock = 8192;
-  const int64_t n = out->num_elements();
-  optimized::ParallelRows(ctx.thread_pool(), (n + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
-    const int64_t i0 = b0 * kBlock, i1 = std::min(n, b1 * kBlock);
-    fn(pa + i0, pb + i0, i1 - i0, args, po + i0);
-  });
+  // Blocks of 8 K elements (16 KB).
+  InBlocks(ctx, out->num_elements(), 8192,
+           [&](int64_t i0, int64_t i1) { fn(pa + i0, pb + i0, i1 - i0, args, po + i0); });
   return true;
 }
 

@@ -281,9 +281,10 @@ void EvalHybrid(const OpContext& ctx, BatchMatMulState& s) {
 }
 
 // Float products keep the reference kernel's summation order (16 lanes over blocks of 256, see
-// reference::DotBlocked), run on AVX-512 / AVX2 lanes four columns at a time with the same bits. The packed FMA GEMM is
-// faster but rounds differently, and that difference alone fails tflite_dynamic_shapes (softmax
-// after a 1024-long product amplifies it past the tolerance). Rows are spread over the pool.
+// reference::DotBlocked), on AVX-512 / AVX2 lanes with the same bits (MatMulBlockedF32Fn). The
+// packed FMA GEMM is faster but rounds differently, and that difference alone fails
+// tflite_dynamic_shapes (softmax after a 1024-long product amplifies it past the tolerance).
+// Rows are spread over the pool.
 void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
   const float* lhs = LhsRows<float>(ctx, s);
   const float* rhs = ctx.input(1)->data_as<float>();  // [n][k] with adj_y, else [k][n]

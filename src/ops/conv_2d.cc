@@ -135,11 +135,8 @@ void EvalOnByteDots(OpContext& ctx, ConvState& s, const Tensor* input, const Ten
   for (int b = 0; b < input->dim(0); ++b) {
     const In* in = input->data_as<In>() + b * ImageSize(input->shape);
     In* out = output->data_as<In>() + b * ImageSize(output->shape);
-    optimized::IntegerConv2DI8(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, s.packed_i8, [&](int g) {
-      return optimized::MakeRequantStage<In>(s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(),
-                                             s.q.float_scale.data(), s.q.output_offset, s.q.act_min, s.q.act_max, bias,
-                                             out, d.out_c, g * per_group);
-    });
+    optimized::IntegerConv2DI8(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, s.packed_i8,
+                               [&](int g) { return RequantStageFor<In>(s.q, bias, out, d.out_c, g * per_group); });
   }
 }
 
@@ -161,9 +158,7 @@ void EvalQuantized(OpContext& ctx, ConvState& s, const Tensor* input, const Tens
     Out* out = output->data_as<Out>() + b * ImageSize(output->shape);
     if constexpr (std::is_same_v<Acc, int32_t>) {
       optimized::IntegerConv2D<false>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, [&](int g) {
-        return optimized::MakeRequantStage<Out>(s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(),
-                                                s.q.float_scale.data(), s.q.output_offset, s.q.act_min, s.q.act_max,
-                                                bias, out, d.out_c, g * per_group);
+        return RequantStageFor<Out>(s.q, bias, out, d.out_c, g * per_group);
       });
     } else {
       const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
@@ -280,13 +275,9 @@ class Conv2DRows final : public WindowRowKernel {
     const reference::ConvDims d = ImageDims(in_shape, filter->dim(1), filter->dim(2), out_shape);
     const int f_c = filter->dim(3), per_group = d.out_c / (d.in_c / f_c);
     const int32_t* bias_data = bias ? bias->data_as<int32_t>() : nullptr;
-    optimized::IntegerConv2DI8(nullptr, p, d, f_c, static_cast<const In*>(in), s_.q.input_offset, s_.packed_i8,
-                               [&](int g) {
-                                 return optimized::MakeRequantStage<In>(
-                                     s_.q.float_requantization, s_.q.multiplier.data(), s_.q.shift.data(),
-                                     s_.q.float_scale.data(), s_.q.output_offset, s_.q.act_min, s_.q.act_max,
-                                     bias_data, static_cast<In*>(out), d.out_c, g * per_group);
-                               });
+    optimized::IntegerConv2DI8(
+        nullptr, p, d, f_c, static_cast<const In*>(in), s_.q.input_offset, s_.packed_i8,
+        [&](int g) { return RequantStageFor<In>(s_.q, bias_data, static_cast<In*>(out), d.out_c, g * per_group); });
   }
 
   ConvState& s_;

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/optimized/integer.h"
 #include "kernels/reference/conv.h"
 #include "kernels/reference/integer_conv.h"
 #include "ops/op_util.h"
@@ -58,6 +59,16 @@ struct QuantizedOutput {
   }
 };
 
+// The vector requantizing output stage of these parameters (optimized::MakeRequantStage) for
+// int32 sums: bias may be null; channel_base is the output channel of the stage's column 0.
+template <class Out>
+optimized::RequantStage<Out> RequantStageFor(const QuantizedOutput& q, const int32_t* bias, Out* out,
+                                             int64_t row_stride, int channel_base = 0) {
+  return optimized::MakeRequantStage<Out>(q.float_requantization, q.multiplier.data(), q.shift.data(),
+                                          q.float_scale.data(), q.output_offset, q.act_min, q.act_max, bias, out,
+                                          row_stride, channel_base);
+}
+
 // Op-specific rules for PrepareQuantizedOutput.
 struct QuantizedRules {
   int out_channels = 1;
@@ -98,6 +109,11 @@ void WithRequantizer(const QuantizedOutput& q, const Bias* bias, Fn&& fn) {
 // The values of an int8 or int4 weight tensor as int8: the data itself, or int4 values unpacked
 // into `storage` (TFLite unpacks int4 before running its int8 kernels).
 const int8_t* WeightsAsInt8(const Tensor* weights, std::vector<int8_t>* storage);
+
+// Whether a DEPTHWISE_CONV_2D runs as the CONV_2D it is on the GEMM kernels
+// (depthwise_conv_2d.cc): one input channel, several output channels, and a GEMM kernel for the
+// types (float32, or 8-bit on a CPU with byte dot products). Shapes of rank 4.
+bool DepthwiseRunsAsConvolution(const Tensor* input, const Tensor* filter);
 
 // Weights the loader left compressed (sparse) cannot be read by the dense kernels.
 Status CheckDenseWeights(const OpContext& ctx, const Tensor* weights);

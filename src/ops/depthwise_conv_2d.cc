@@ -26,16 +26,6 @@ struct AsConvolution {
   optimized::ConvFilterI8 packed_i8;
 };
 
-// Whether the node runs as a CONV_2D: one input channel, several output channels, and a GEMM
-// kernel for the types (float32, or 8-bit on a CPU with byte dot products).
-bool RunsAsConvolution(const Tensor* input, const Tensor* filter) {
-  if (input->dim(3) != 1 || filter->dim(3) == 1) return false;
-  if (input->type == TensorType::kFloat32) return filter->type == TensorType::kFloat32;
-  if (!optimized::HasGemmI8(optimized::ActiveIsa())) return false;
-  return (input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8) ||
-         (input->type == TensorType::kInt8 && (filter->type == TensorType::kInt8 || filter->type == TensorType::kInt4));
-}
-
 // The filter [1][KH][KW][M] as [M][KH][KW][1], made once for a constant filter. Clears the packed
 // copies when it changes, since they know their source by address.
 template <class T>
@@ -63,7 +53,7 @@ struct DepthwiseState {
   // The optimized integer kernel's filter: values plus offset as int32, made at the first eval.
   std::vector<int32_t> filter_i32;
   const void* filter_i32_source = nullptr;
-  AsConvolution as_conv;  // one input channel (RunsAsConvolution)
+  AsConvolution as_conv;  // one input channel (DepthwiseRunsAsConvolution)
 };
 
 // The optimized kernels take depth multiplier 1 (and int64 sums over at most 256 taps).
@@ -149,9 +139,7 @@ void EvalQuantized(OpContext& ctx, DepthwiseState& s, const Tensor* input, const
       const In* image = in + b * ImageSize(input->shape);
       Out* out_image = out + b * ImageSize(output->shape);
       if constexpr (!kWide) {
-        const auto stage = optimized::MakeRequantStage<Out>(
-            s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(), s.q.float_scale.data(),
-            s.q.output_offset, s.q.act_min, s.q.act_max, bias, out_image, d.out_c);
+        const auto stage = RequantStageFor<Out>(s.q, bias, out_image, d.out_c);
         optimized::IntegerDepthwiseConv2D(ctx.thread_pool(), s.params, d, image, s.q.input_offset, f, stage);
       } else {
         const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
@@ -185,13 +173,10 @@ void EvalAsConvolution(OpContext& ctx, DepthwiseState& s, const Tensor* input, c
     const reference::ConvDims d = ImageDims(input->shape, filter->dim(1), filter->dim(2), output->shape);
     for (int b = 0; b < input->dim(0); ++b) {
       In* out = output->data_as<In>() + b * ImageSize(output->shape);
-      optimized::IntegerConv2DI8(ctx.thread_pool(), s.params, d, 1, input->data_as<In>() + b * ImageSize(input->shape),
-                                 s.q.input_offset, c.packed_i8, [&](int) {
-                                   return optimized::MakeRequantStage<In>(
-                                       s.q.float_requantization, s.q.multiplier.data(), s.q.shift.data(),
-                                       s.q.float_scale.data(), s.q.output_offset, s.q.act_min, s.q.act_max,
-                                       bias ? bias->data_as<int32_t>() : nullptr, out, d.out_c);
-                                 });
+      optimized::IntegerConv2DI8(
+          ctx.thread_pool(), s.params, d, 1, input->data_as<In>() + b * ImageSize(input->shape), s.q.input_offset,
+          c.packed_i8,
+          [&](int) { return RequantStageFor<In>(s.q, bias ? bias->data_as<int32_t>() : nullptr, out, d.out_c); });
     }
   }
 }
@@ -234,7 +219,7 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
   // Nothing to compute, however large the other dimensions (fuzz_invoke: an int16 input of
   // [181264129, 6373376, 0, 32] spent seconds walking empty rows).
   if (output->num_elements() == 0) return Status::Ok();
-  if (RunsAsConvolution(input, filter)) {
+  if (DepthwiseRunsAsConvolution(input, filter)) {
     if (input->type == TensorType::kFloat32) {
       EvalAsConvolution<float>(ctx, state, input, filter, filter->data_as<float>(), bias, output);
     } else if (input->type == TensorType::kUInt8) {
@@ -319,10 +304,8 @@ class DepthwiseRows final : public WindowRowKernel {
   void EvalBand(const reference::ConvParams& p, const Shape& in_shape, const void* in, const Tensor* filter,
                 const Tensor* bias, const Shape& out_shape, void* out) const {
     const reference::ConvDims d = ImageDims(in_shape, filter->dim(1), filter->dim(2), out_shape);
-    const auto stage = optimized::MakeRequantStage<In>(
-        s_.q.float_requantization, s_.q.multiplier.data(), s_.q.shift.data(), s_.q.float_scale.data(),
-        s_.q.output_offset, s_.q.act_min, s_.q.act_max, bias ? bias->data_as<int32_t>() : nullptr,
-        static_cast<In*>(out), d.out_c);
+    const auto stage =
+        RequantStageFor<In>(s_.q, bias ? bias->data_as<int32_t>() : nullptr, static_cast<In*>(out), d.out_c);
     optimized::IntegerDepthwiseConv2D(nullptr, p, d, static_cast<const In*>(in), s_.q.input_offset, filter_, stage);
   }
 
@@ -331,6 +314,14 @@ class DepthwiseRows final : public WindowRowKernel {
 };
 
 }  // namespace
+
+bool DepthwiseRunsAsConvolution(const Tensor* input, const Tensor* filter) {
+  if (input->dim(3) != 1 || filter->dim(3) == 1) return false;
+  if (input->type == TensorType::kFloat32) return filter->type == TensorType::kFloat32;
+  if (!optimized::HasGemmI8(optimized::ActiveIsa())) return false;
+  return (input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8) ||
+         (input->type == TensorType::kInt8 && (filter->type == TensorType::kInt8 || filter->type == TensorType::kInt4));
+}
 
 std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx) {
   const Tensor* input = ctx.input(0);

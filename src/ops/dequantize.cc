@@ -31,9 +31,10 @@ void DequantizeInts(const Tensor* input, float* out) {
   const int64_t n = input->num_elements();
   if (!q.per_channel()) {
     // TFLite's reference kernel multiplies in double. For 8- and 16-bit values the float product
-    // is the same number: the exact product of a float scale (24 bits) and q - zero_point (at most
-    // 18 bits, for zero points a file may hold within 2^16) fits a double, so the double product rounded to float is the float product, which
-    // vectorizes (DEQUANTIZE of [1,64,64,128] int8: 534 -> 119 us).
+    // is the same number: the exact product of a float scale (24 bits) and q - zero_point (at
+    // most 18 bits, for zero points within 2^16) fits a double, so the double product rounded to
+    // float is the float product, which vectorizes (DEQUANTIZE of [1,64,64,128] int8: 534 ->
+    // 119 us).
     const int64_t zero_point = q.zero_point[0];
     if (sizeof(T) <= 2 && zero_point >= -65536 && zero_point <= 65536) {
       const float scale = q.scale[0];

@@ -175,9 +175,7 @@ void EvalQuantized(OpContext& ctx, FcState& s, const Tensor* input, const Tensor
     if (optimized::HasGemmI8(optimized::ActiveIsa())) {
       const optimized::PackedI8& packed = PackedBytes<In>(ctx, s, weights, weight_data, s.q.filter_offset,
                                                           s.q.input_offset);
-      const auto stage = optimized::MakeRequantStage<Out>(s.q.float_requantization, s.q.multiplier.data(),
-                                                          s.q.shift.data(), s.q.float_scale.data(), s.q.output_offset,
-                                                          s.q.act_min, s.q.act_max, bias, out, units);
+      const auto stage = RequantStageFor<Out>(s.q, bias, out, units);
       const int64_t ldd = optimized::PaddedDepth(packed);
       optimized::IntGemmI8(ctx.thread_pool(), batches, packed, [&](int64_t r0, int rows) {
         return optimized::MatrixRowsI8(in, depth, r0, rows, depth, ldd);
@@ -189,9 +187,7 @@ void EvalQuantized(OpContext& ctx, FcState& s, const Tensor* input, const Tensor
     // 8-bit weights (plus offset) and 8/16-bit inputs fit the int16 pair products.
     const optimized::PackedI16& packed = PackedInteger(s, weights, weight_data, s.q.filter_offset);
     if constexpr (std::is_same_v<Acc, int32_t>) {
-      const auto stage = optimized::MakeRequantStage<Out>(s.q.float_requantization, s.q.multiplier.data(),
-                                                          s.q.shift.data(), s.q.float_scale.data(), s.q.output_offset,
-                                                          s.q.act_min, s.q.act_max, bias, out, units);
+      const auto stage = RequantStageFor<Out>(s.q, bias, out, units);
       optimized::IntegerMatMul<false>(ctx.thread_pool(), in, depth, batches, s.q.input_offset, packed, stage);
     } else {
       const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};

@@ -141,9 +141,7 @@ void EvalQuantized(OpContext& ctx, TransposeConvState& s, const reference::ConvP
     const In* in = input->data_as<In>() + b * ImageSize(input->shape);
     Out* out = output->data_as<Out>() + b * ImageSize(output->shape);
     if constexpr (std::is_same_v<Acc, int32_t>) {
-      const auto stage = optimized::MakeRequantStage<Out>(q.float_requantization, q.multiplier.data(), q.shift.data(),
-                                                          q.float_scale.data(), q.output_offset, q.act_min, q.act_max,
-                                                          bias, out, d.out_c);
+      const auto stage = RequantStageFor<Out>(q, bias, out, d.out_c);
       optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);
     } else {
       const reference::Requantizer<Acc, Bias, Out> emit{q.requantization(), bias};

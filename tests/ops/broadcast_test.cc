@@ -88,7 +88,8 @@ TEST(Broadcast, BroadcastBinaryMatchesTheNaivePairs) {
     for (size_t i = 0; i < va.size(); ++i) va[i] = static_cast<float>(i % 97) + 0.25f;
     for (size_t i = 0; i < vb.size(); ++i) vb[i] = static_cast<float>(i % 89) * 0.5f;
     std::vector<float> got(static_cast<size_t>(NumElements(out)), -1.0f);
-    short_runs += reference::IsShortInnerRunBroadcast(a, b, out);
+    reference::CollapsedBroadcast collapsed;
+    short_runs += reference::IsShortInnerRunBroadcast(a, b, out, &collapsed);
     reference::BroadcastBinary(a, va.data(), b, vb.data(), out, got.data(), [](float x, float y) { return x - 2 * y; });
     std::vector<float> want;
     for (const auto& [ia, ib, io] : Naive(a, b, out)) want.push_back(va[ia] - 2 * vb[ib]);

@@ -17,6 +17,7 @@
 #include "kernels/optimized/cpu.h"
 #include "kernels/optimized/conv.h"
 #include "kernels/reference/broadcast.h"
+#include "ops/conv_util.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
 
@@ -395,13 +396,10 @@ class XnnpackDelegate : public Delegate {
     if (optimized::ActiveIsa() != optimized::Isa::kAvx512) return {};
     const Tensor* input = node.input(0);
     const Tensor* filter = node.input(1);
-    if (!input || !filter || input->rank() != 4 || filter->rank() != 4 || input->dim(3) != 1 || filter->dim(3) < 2) {
+    if (!input || !filter || input->rank() != 4 || filter->rank() != 4 ||
+        !ops::DepthwiseRunsAsConvolution(input, filter)) {
       return {};
     }
-    const bool float_path = input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32;
-    const bool byte_dots = optimized::HasGemmI8(optimized::ActiveIsa()) && filter->type == input->type &&
-                           (input->type == TensorType::kInt8 || input->type == TensorType::kUInt8);
-    if (!float_path && !byte_dots) return {};
     return StrCat(TensorTypeName(input->type), " depthwise convolution of one input channel into ", filter->dim(3),
                   ": a convolution of depth ", filter->dim(1) * filter->dim(2),
                   ", which edgerun's GEMM runs faster than this XNNPACK");
@@ -423,12 +421,14 @@ class XnnpackDelegate : public Delegate {
     const Tensor* b = node.input(1);
     const Tensor* out = node.output(0);
     if (!a || !b || !out || a->type != TensorType::kFloat32 || b->type != TensorType::kFloat32 ||
-        out->type != TensorType::kFloat32 || !reference::IsShortInnerRunBroadcast(a->shape, b->shape, out->shape)) {
+        out->type != TensorType::kFloat32) {
       return {};
     }
+    reference::CollapsedBroadcast c;
+    if (!reference::IsShortInnerRunBroadcast(a->shape, b->shape, out->shape, &c)) return {};
     // Only with dimensions outside the broadcast one (RoPE's): a row against a whole image
     // ([1,H,W,C] + [C]) stays with XNNPACK, inside the partitions of the layers around it.
-    if (reference::CollapseBroadcast(a->shape, b->shape, out->shape).size.size() < 3) return {};
+    if (c.size.size() < 3) return {};
     return StrCat("float32 broadcast of ", ShapeToString(b->shape), " against ", ShapeToString(a->shape),
                   " over runs of at most ", reference::kShortInnerRun,
                   " elements: this XNNPACK calls its kernel per run, the builtin kernel loops over whole blocks");

@@ -1,8 +1,9 @@
-// Optimized folds over axes (MEAN, SUM, REDUCE_MAX, REDUCE_MIN): the shape is collapsed into runs of kept and reduced
-// dimensions, the innermost run is handled as a whole (rows added to rows when it is kept,
-// contiguous elements summed when it is reduced), and independent outputs are split over the
-// pool. Every output still adds its inputs in input order, so the results equal the reference
-// (reference::ForEachReduce / ReduceFold) bit for bit, floats included.
+// Optimized folds over axes (MEAN, SUM, REDUCE_MAX / MIN / PROD / ANY / ALL): the shape is
+// collapsed into runs of kept and reduced dimensions, the innermost run is handled as a whole
+// (rows folded into rows when it is kept, contiguous elements folded when it is reduced), and
+// independent outputs are split over the pool. Every output still folds its inputs in input
+// order, so the results equal the reference (reference::ForEachReduce / ReduceFold) bit for bit,
+// floats included.
 #pragma once
 
 #include <algorithm>

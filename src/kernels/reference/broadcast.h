@@ -24,6 +24,32 @@ inline std::vector<int64_t> BroadcastStrides(const Shape& shape, size_t rank) {
   return strides;
 }
 
+// A broadcast collapsed: sizes of 1 dropped, and neighbours merged where both operands step
+// through them as through one dimension ([1,192,192,3] against [1,1,1,3] is [36864,3] against
+// [0,1] strides); outermost first. The visiting order stays the output's row-major order.
+struct CollapsedBroadcast {
+  std::vector<int64_t> size, sa, sb;
+};
+inline CollapsedBroadcast CollapseBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& out_shape) {
+  const size_t rank = out_shape.size();
+  const std::vector<int64_t> full_a = BroadcastStrides(a_shape, rank);
+  const std::vector<int64_t> full_b = BroadcastStrides(b_shape, rank);
+  CollapsedBroadcast c;
+  for (size_t d = 0; d < rank; ++d) {
+    if (out_shape[d] == 1) continue;
+    if (!c.size.empty() && c.sa.back() == full_a[d] * out_shape[d] && c.sb.back() == full_b[d] * out_shape[d]) {
+      c.size.back() *= out_shape[d];
+      c.sa.back() = full_a[d];
+      c.sb.back() = full_b[d];
+      continue;
+    }
+    c.size.push_back(out_shape[d]);
+    c.sa.push_back(full_a[d]);
+    c.sb.push_back(full_b[d]);
+  }
+  return c;
+}
+
 // Calls f(a_index, b_index, out_index) for every element of out_shape, where a and b are
 // broadcast to out_shape.
 template <class F>
@@ -43,25 +69,8 @@ void ForEachBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& o
     for (int64_t i = 0; i < total; ++i) f(0, i, i);
     return;
   }
-  // Dimensions collapsed: sizes of 1 dropped, and neighbours merged where both operands step
-  // through them as through one dimension ([1,192,192,3] against [1,1,1,3] is [36864,3]
-  // against [0,1] strides). The visiting order stays the output's row-major order.
-  const size_t rank = out_shape.size();
-  const std::vector<int64_t> full_a = BroadcastStrides(a_shape, rank);
-  const std::vector<int64_t> full_b = BroadcastStrides(b_shape, rank);
-  std::vector<int64_t> size, sa, sb;  // outermost first
-  for (size_t d = 0; d < rank; ++d) {
-    if (out_shape[d] == 1) continue;
-    if (!size.empty() && sa.back() == full_a[d] * out_shape[d] && sb.back() == full_b[d] * out_shape[d]) {
-      size.back() *= out_shape[d];
-      sa.back() = full_a[d];
-      sb.back() = full_b[d];
-      continue;
-    }
-    size.push_back(out_shape[d]);
-    sa.push_back(full_a[d]);
-    sb.push_back(full_b[d]);
-  }
+  const CollapsedBroadcast c = CollapseBroadcast(a_shape, b_shape, out_shape);
+  const std::vector<int64_t>&size = c.size, &sa = c.sa, &sb = c.sb;  // outermost first
   const size_t r = size.size();
   if (r == 0) {  // one element (unreachable after the paths above; kept for safety)
     f(0, 0, 0);
@@ -103,47 +112,24 @@ void ForEachBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& o
   }
 }
 
-// The broadcast collapsed as ForEachBroadcast does (sizes of 1 dropped, neighbours merged where
-// both operands step through them as one dimension), outermost first.
-struct CollapsedBroadcast {
-  std::vector<int64_t> size, sa, sb;
-};
-inline CollapsedBroadcast CollapseBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& out_shape) {
-  const size_t rank = out_shape.size();
-  const std::vector<int64_t> full_a = BroadcastStrides(a_shape, rank);
-  const std::vector<int64_t> full_b = BroadcastStrides(b_shape, rank);
-  CollapsedBroadcast c;
-  for (size_t d = 0; d < rank; ++d) {
-    if (out_shape[d] == 1) continue;
-    if (!c.size.empty() && c.sa.back() == full_a[d] * out_shape[d] && c.sb.back() == full_b[d] * out_shape[d]) {
-      c.size.back() *= out_shape[d];
-      c.sa.back() = full_a[d];
-      c.sb.back() = full_b[d];
-      continue;
-    }
-    c.size.push_back(out_shape[d]);
-    c.sa.push_back(full_a[d]);
-    c.sb.push_back(full_b[d]);
-  }
-  return c;
-}
-
 // Up to this many elements in the innermost run of both operands count as short.
 constexpr int64_t kShortInnerRun = 64;
 
 // Whether one operand is broadcast along the dimension just outside a short contiguous run of
 // both ([8,100,32,2] times [8,100,1,2]: RoPE's cos/sin over the heads). XNNPACK (Debian's) walks
-// such a broadcast a run at a time, a call every few elements.
-inline bool IsShortInnerRunBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& out_shape) {
+// such a broadcast a run at a time, a call every few elements. The collapsed broadcast is left
+// in *c.
+inline bool IsShortInnerRunBroadcast(const Shape& a_shape, const Shape& b_shape, const Shape& out_shape,
+                                     CollapsedBroadcast* c) {
   if (a_shape == b_shape || NumElements(out_shape) <= 0 || a_shape.size() > out_shape.size() ||
       b_shape.size() > out_shape.size()) {
     return false;
   }
-  const CollapsedBroadcast c = CollapseBroadcast(a_shape, b_shape, out_shape);
-  const size_t r = c.size.size();
-  if (r < 2 || c.sa[r - 1] != 1 || c.sb[r - 1] != 1 || c.size[r - 1] > kShortInnerRun) return false;
-  const int64_t inner = c.size[r - 1];
-  return (c.sa[r - 2] == inner && c.sb[r - 2] == 0) || (c.sb[r - 2] == inner && c.sa[r - 2] == 0);
+  *c = CollapseBroadcast(a_shape, b_shape, out_shape);
+  const size_t r = c->size.size();
+  if (r < 2 || c->sa[r - 1] != 1 || c->sb[r - 1] != 1 || c->size[r - 1] > kShortInnerRun) return false;
+  const int64_t inner = c->size[r - 1];
+  return (c->sa[r - 2] == inner && c->sb[r - 2] == 0) || (c->sb[r - 2] == inner && c->sa[r - 2] == 0);
 }
 
 // That broadcast (IsShortInnerRunBroadcast) as contiguous loops: the short run of the broadcast
@@ -153,8 +139,8 @@ inline bool IsShortInnerRunBroadcast(const Shape& a_shape, const Shape& b_shape,
 template <class T, class U, class Op>
 bool BroadcastShortInnerRuns(const Shape& a_shape, const T* a, const Shape& b_shape, const T* b,
                              const Shape& out_shape, U* out, Op op) {
-  if (!IsShortInnerRunBroadcast(a_shape, b_shape, out_shape)) return false;
-  const CollapsedBroadcast c = CollapseBroadcast(a_shape, b_shape, out_shape);
+  CollapsedBroadcast c;
+  if (!IsShortInnerRunBroadcast(a_shape, b_shape, out_shape, &c)) return false;
   const size_t r = c.size.size();
   const int64_t inner = c.size[r - 1], mid = c.size[r - 2];
   const bool a_repeats = c.sa[r - 2] == 0;

@@ -263,9 +263,12 @@ TEST(QuantizedBinary, Int16VectorKernelMatchesScalarReference) {
       {tflite::BuiltinOperator_ADD, tflite::BuiltinOptions_AddOptions},
       {tflite::BuiltinOperator_SUB, tflite::BuiltinOptions_SubOptions},
       {tflite::BuiltinOperator_MUL, tflite::BuiltinOptions_MulOptions}};
-  for (const auto& [code, options_type] : ops)
+  for (const auto& op_and_options : ops)
     for (const Scales& sc : scales)
       for (auto act : {tflite::ActivationFunctionType_NONE, tflite::ActivationFunctionType_RELU}) {
+        // Plain names, not a structured binding: clang before 16 cannot capture those in a lambda.
+        const tflite::BuiltinOperator code = op_and_options.first;
+        const tflite::BuiltinOptions options_type = op_and_options.second;
         auto run = [&](bool broadcast) {
           SingleOp op(code);
           op.Input(TensorType::kInt16, {n}, Q(sc.a, 0));

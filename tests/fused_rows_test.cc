@@ -264,7 +264,9 @@ TEST(FusedRows, ResidualAddJoinsTheBlock) {
         int fused = 0;
         for (const auto& p : got->delegation()->partitions) fused += static_cast<int>(p.partition.nodes.size());
         // 8-bit convolutions run by bands on the byte-dot GEMM (VNNI).
-        if (type == kF32 || optimized::HasGemmI8(optimized::ActiveIsa())) EXPECT_EQ(fused, 4);
+        if (type == kF32 || optimized::HasGemmI8(optimized::ActiveIsa())) {
+          EXPECT_EQ(fused, 4);
+        }
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/optimized/gemm.h"
 #include "kernels/reference/activation.h"
 #include "quant/fixed_point.h"
 #include "quant/lut.h"
@@ -140,6 +141,22 @@ Status EvalRelu(OpContext& ctx, const ReluState& state, float lo, float hi) {
     default: MapUnary<float>(ctx, [lo, hi](float x) { return std::min(std::max(x, lo), hi); }); break;
   }
   return Status::Ok();
+}
+
+void MapFloatUnary(OpContext& ctx, optimized::UnaryF32Fn vector_fn, float (*scalar_fn)(float)) {
+  if (vector_fn == nullptr) {
+    MapUnary<float>(ctx, scalar_fn);
+    return;
+  }
+  const float* in = ctx.input(0)->data_as<float>();
+  float* out = ctx.output(0)->data_as<float>();
+  const int64_t n = ctx.input(0)->num_elements();
+  // Blocks of 16K values (~10 us each): fewer would not pay for waking a thread.
+  constexpr int64_t kBlock = 16384;
+  optimized::ParallelFor(n > kBlock ? ctx.thread_pool() : nullptr, (n + kBlock - 1) / kBlock, [&](int64_t b) {
+    const int64_t first = b * kBlock;
+    vector_fn(in + first, std::min(kBlock, n - first), out + first);
+  });
 }
 
 }  // namespace edgerun::ops

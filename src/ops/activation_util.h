@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "kernels/optimized/isa_kernels.h"
 #include "ops/op_util.h"
 
 namespace edgerun::ops {
@@ -35,6 +36,10 @@ struct SigmoidInt16State {
   int shift = 0;
 };
 Status PrepareSigmoidInt16(const OpContext& ctx, bool is_tanh, SigmoidInt16State* state);
+
+// A float32 node's output[i] = f(input[i]): `vector_fn` (an ISA kernel within a few ulp of f,
+// blocks spread over the thread pool) where this CPU has one, else `scalar_fn` (libm) per element.
+void MapFloatUnary(OpContext& ctx, optimized::UnaryF32Fn vector_fn, float (*scalar_fn)(float));
 
 // RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1: clamp to [lo, hi]; quantized types requantize from the
 // input to the output scale first (TFLite's QuantizedReluX).

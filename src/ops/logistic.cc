@@ -1,6 +1,7 @@
-// LOGISTIC: 1 / (1 + exp(-x)). uint8/int8 through a table built at prepare (output scale must be
-// 1/256), int16 in fixed point (see PrepareSigmoidInt16), as TFLite's default kernel. In
-// kLiteRtDefault mode 8-bit nodes use the table XNNPACK builds (any output scale).
+// LOGISTIC: 1 / (1 + exp(-x)). float32 on the vector kernel (within 2 ulp, see MapFloatUnary);
+// uint8/int8 through a table built at prepare (output scale must be 1/256), int16 in fixed point
+// (see PrepareSigmoidInt16), as TFLite's default kernel. In kLiteRtDefault mode 8-bit nodes use
+// the table XNNPACK builds (any output scale).
 #include <cmath>
 
 #include "kernels/reference/activation.h"
@@ -54,7 +55,7 @@ Status Eval(OpContext& ctx, LogisticState& state) {
       }
       break;
     }
-    default: MapUnary<float>(ctx, LogisticFloat); break;
+    default: MapFloatUnary(ctx, optimized::ActiveKernels().logistic_f32, LogisticFloat); break;
   }
   return Status::Ok();
 }

@@ -1,6 +1,6 @@
-// TANH. uint8/int8 through a table built at prepare, int16 in fixed point (see
-// PrepareSigmoidInt16), as TFLite's default kernel. In kLiteRtDefault mode 8-bit nodes use the
-// table XNNPACK builds.
+// TANH. float32 on the vector kernel (within 2 ulp, see MapFloatUnary); uint8/int8 through a
+// table built at prepare, int16 in fixed point (see PrepareSigmoidInt16), as TFLite's default
+// kernel. In kLiteRtDefault mode 8-bit nodes use the table XNNPACK builds.
 #include <cmath>
 
 #include "kernels/reference/activation.h"
@@ -52,7 +52,7 @@ Status Eval(OpContext& ctx, TanhState& state) {
       }
       break;
     }
-    default: MapUnary<float>(ctx, TanhFloat); break;
+    default: MapFloatUnary(ctx, optimized::ActiveKernels().tanh_f32, TanhFloat); break;
   }
   return Status::Ok();
 }

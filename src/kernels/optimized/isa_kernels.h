@@ -146,6 +146,9 @@ using MatMulBlockedKnF32Fn = void (*)(const float* a, const float* b, int m, int
 // out[r] = dot(m[r], v) in int32 (exact: |products| < 2^14, cols < 2^17).
 using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, const int8_t* v, int32_t* out);
 
+// ---- float transcendentals, elementwise: out[i] = f(in[i]) within a few ulp (see simd_kernels.inc)
+using UnaryF32Fn = void (*)(const float* in, int64_t n, float* out);
+
 struct IsaKernels {
   Isa isa = Isa::kGeneric;
   int f32_mr = 0, f32_nr = 0;
@@ -179,6 +182,10 @@ struct IsaKernels {
   MatMulBlockedF32Fn matmul_blocked_f32 = nullptr;
   MatMulBlockedKnF32Fn matmul_blocked_kn_f32 = nullptr;
   DotRowsI8Fn dot_rows_i8 = nullptr;
+  // null (generic): libm per element
+  UnaryF32Fn exp_f32 = nullptr;
+  UnaryF32Fn tanh_f32 = nullptr;
+  UnaryF32Fn logistic_f32 = nullptr;
   ResizeRow8Fn resize_row_u8 = nullptr;
   ResizeRow8Fn resize_row_i8 = nullptr;
   ArgMinMax8Fn arg_min_max_u8 = nullptr;

@@ -51,6 +51,21 @@ struct Avx2 {
   static float FoldLanes16(const F* v) { return HorizontalSumF(_mm256_add_ps(v[0], v[1])); }
 
   static F MulF(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F SubF(F a, F b) { return _mm256_sub_ps(a, b); }
+  static F DivF(F a, F b) { return _mm256_div_ps(a, b); }
+  static F AbsF(F v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+  // |magnitude| with the sign bit of sign.
+  static F CopySignF(F magnitude, F sign) {
+    const __m256 sign_bit = _mm256_set1_ps(-0.0f);
+    return _mm256_or_ps(_mm256_andnot_ps(sign_bit, magnitude), _mm256_and_ps(sign_bit, sign));
+  }
+  static F SelectLessF(F a, F b, F if_less, F otherwise) {  // a < b ? if_less : otherwise
+    return _mm256_blendv_ps(otherwise, if_less, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
+  }
+  static F KeepNanF(F x, F v) {  // x where x is NaN, else v
+    return _mm256_blendv_ps(v, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+  }
+  static F BitsToF(I v) { return _mm256_castsi256_ps(v); }
   static F ToFloat(I v) { return _mm256_cvtepi32_ps(v); }
   static I RoundToInt(F v) { return _mm256_cvtps_epi32(v); }  // nearest, ties to even
   // The low byte of each of the first n lanes (values already in the byte's range).

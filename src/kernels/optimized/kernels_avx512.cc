@@ -51,6 +51,21 @@ struct Avx512 {
   }
 
   static F MulF(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F SubF(F a, F b) { return _mm512_sub_ps(a, b); }
+  static F DivF(F a, F b) { return _mm512_div_ps(a, b); }
+  static F AbsF(F v) { return _mm512_abs_ps(v); }
+  // |magnitude| with the sign bit of sign.
+  static F CopySignF(F magnitude, F sign) {
+    const __m512 sign_bit = _mm512_set1_ps(-0.0f);
+    return _mm512_or_ps(_mm512_andnot_ps(sign_bit, magnitude), _mm512_and_ps(sign_bit, sign));
+  }
+  static F SelectLessF(F a, F b, F if_less, F otherwise) {  // a < b ? if_less : otherwise
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), otherwise, if_less);
+  }
+  static F KeepNanF(F x, F v) {  // x where x is NaN, else v
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), v, x);
+  }
+  static F BitsToF(I v) { return _mm512_castsi512_ps(v); }
   static F ToFloat(I v) { return _mm512_cvtepi32_ps(v); }
   static I RoundToInt(F v) { return _mm512_cvtps_epi32(v); }  // nearest, ties to even
   // The low byte of each of the first n lanes (values already in the byte's range).

@@ -26,6 +26,7 @@ struct BatchMatMulState {
   // Each rhs batch packed for the optimized kernels (kept while a constant rhs is unchanged).
   std::vector<optimized::PackedI16> packed_i16;
   std::vector<optimized::PackedI16> packed_low;  // int16 rhs: its low bytes (packed_i16: high bytes)
+  std::vector<optimized::PackedF32> packed_f32;  // float rhs as panels of kBlockedPanelWidth columns
   const void* packed_source = nullptr;
 };
 
@@ -281,10 +282,12 @@ void EvalHybrid(const OpContext& ctx, BatchMatMulState& s) {
 }
 
 // Float products keep the reference kernel's summation order (16 lanes over blocks of 256, see
-// reference::DotBlocked), on AVX-512 / AVX2 lanes with the same bits (MatMulBlockedF32Fn). The
+// reference::DotBlocked), on AVX-512 / AVX2 lanes with the same bits (MatMulBlocked*F32Fn). The
 // packed FMA GEMM is faster but rounds differently, and that difference alone fails
 // tflite_dynamic_shapes (softmax after a 1024-long product amplifies it past the tolerance).
-// Rows are spread over the pool.
+// A constant rhs (packed once), or one multiplied by enough rows to pay for packing, runs as
+// panels of 16 contiguous columns; a run-time rhs times a few rows is read in place. Rows are
+// spread over the pool.
 void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
   const float* lhs = LhsRows<float>(ctx, s);
   const float* rhs = ctx.input(1)->data_as<float>();  // [n][k] with adj_y, else [k][n]
@@ -293,18 +296,51 @@ void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
   const int64_t out_size = static_cast<int64_t>(s.m) * s.n;
   const int64_t batches = static_cast<int64_t>(s.lhs_index.size());
   const optimized::IsaKernels& kernels = optimized::ActiveKernels();
-  const auto matmul = s.adj_y ? kernels.matmul_blocked_f32 : kernels.matmul_blocked_kn_f32;
+  const std::vector<optimized::PackedF32>* panels = nullptr;
+  if (ctx.input(1)->is_constant() || s.m >= 4) {
+    panels = &PackRhs<optimized::PackedF32, float>(
+        ctx, s, &s.packed_f32, [&](const float* data, optimized::Isa isa, optimized::PackedF32* packed) {
+          if (s.adj_y) {
+            optimized::PackF32FromNK(data, s.k, s.n, s.k, isa, packed, optimized::kBlockedPanelWidth);
+          } else {
+            optimized::PackF32FromKN(data, s.n, s.k, s.n, isa, packed, optimized::kBlockedPanelWidth);
+          }
+        });
+  }
+  const int64_t threads = optimized::NumThreads(ctx.thread_pool());
+  if (panels != nullptr) {
+    // Tiles of rows x panels, about four per thread: up to 256 KB of a's rows (re-read from L2
+    // for each panel), all the panels unless the row blocks are too few to share out. Each
+    // panel is then read from L2 once per tile and from L1 by each of the tile's rows.
+    constexpr int kWidth = optimized::kBlockedPanelWidth;
+    const int64_t rows_per_tile = std::clamp<int64_t>(65536 / std::max(1, s.k), 4, s.m);
+    const int64_t row_tiles = (s.m + rows_per_tile - 1) / rows_per_tile;
+    const int64_t panel_count = (s.n + kWidth - 1) / kWidth;
+    const int64_t wanted_splits = (4 * threads + batches * row_tiles - 1) / (batches * row_tiles);
+    const int64_t panels_per_tile = (panel_count + wanted_splits - 1) / wanted_splits;
+    const int64_t column_tiles = (panel_count + panels_per_tile - 1) / panels_per_tile;
+    optimized::ParallelFor(ctx.thread_pool(), batches * row_tiles * column_tiles, [&](int64_t task) {
+      const int64_t batch = task / (row_tiles * column_tiles), tile = task % (row_tiles * column_tiles);
+      const int64_t i = tile / column_tiles * rows_per_tile, j = tile % column_tiles * panels_per_tile * kWidth;
+      const int rows = static_cast<int>(std::min<int64_t>(rows_per_tile, s.m - i));
+      const int cols = static_cast<int>(std::min<int64_t>(panels_per_tile * kWidth, s.n - j));
+      kernels.matmul_blocked_panels_f32(lhs + s.lhs_index[batch] * lhs_size + i * s.k,
+                                        (*panels)[s.rhs_index[batch]].data.data() + j * s.k, rows, cols, s.k,
+                                        out + batch * out_size + i * s.n + j, s.n);
+    });
+    return;
+  }
   // Tasks of up to 32 rows of one batch (the kernel reuses the rhs columns across them), about
   // four per thread.
-  const int64_t threads = optimized::NumThreads(ctx.thread_pool());
+  const auto in_place = s.adj_y ? kernels.matmul_blocked_f32 : kernels.matmul_blocked_kn_f32;
   const int64_t rows_per_task =
       std::clamp<int64_t>((batches * s.m + 4 * threads - 1) / (4 * threads), 1, std::min<int64_t>(32, s.m));
   const int64_t tasks_per_batch = (s.m + rows_per_task - 1) / rows_per_task;
   optimized::ParallelFor(ctx.thread_pool(), batches * tasks_per_batch, [&](int64_t task) {
     const int64_t batch = task / tasks_per_batch, i = task % tasks_per_batch * rows_per_task;
     const int rows = static_cast<int>(std::min<int64_t>(rows_per_task, s.m - i));
-    matmul(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size, rows, s.n, s.k,
-           out + batch * out_size + i * s.n);
+    in_place(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size, rows, s.n, s.k,
+             out + batch * out_size + i * s.n);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/optimized/cpu.h"
 #include "kernels/reference/batch_matmul.h"
 #include "ops/quant_test_util.h"
 #include "test_util.h"
@@ -146,34 +147,58 @@ TEST(BatchMatMul, FloatAdjointsAndBroadcastMatchDirectLoop) {
 
 // Float products run on SIMD lanes in the reference's order (reference::MatMulTransposedB: 16
 // lanes over blocks of 256): the same bits for random values, depths around the lane and block
-// sizes, both adjoints, columns past a multiple of four.
+// sizes, both adjoints, columns past a multiple of four and of a panel (16), rhs constant (packed
+// once into panels) or at run time (panels from 4 rows, read in place below), on every ISA and
+// with 1 and 3 threads.
 TEST(BatchMatMul, FloatSameBitsAsReferenceOrder) {
   const int depths[] = {1, 15, 16, 17, 255, 256, 257, 600};
+  struct Size {
+    int m, n;
+  };
+  const Size sizes[] = {{3, 7}, {1, 40}, {5, 33}, {37, 16}};
   int seed = 700;
-  for (int k : depths)
-    for (bool adj_y : {false, true}) {
-      const int m = 3, n = 7;
-      const auto lhs = testing::RandomFloats(m * k, ++seed);
-      const auto rhs = testing::RandomFloats(k * n, ++seed);
-      SingleOp op(tflite::BuiltinOperator_BATCH_MATMUL);
-      op.Input(TensorType::kFloat32, {m, k});
-      op.Input(TensorType::kFloat32, adj_y ? Shape{n, k} : Shape{k, n});
-      op.Output(TensorType::kFloat32);
-      op.Options(tflite::BuiltinOptions_BatchMatMulOptions, Options(false, adj_y));
-      auto interpreter = op.Build();
-      ASSERT_TRUE(interpreter);
-      SetInput(*interpreter, 0, lhs);
-      SetInput(*interpreter, 1, rhs);
-      ASSERT_TRUE(interpreter->Invoke().ok());
-      std::vector<float> bt(static_cast<size_t>(n) * k);
-      for (int j = 0; j < n; ++j)
-        for (int x = 0; x < k; ++x) bt[j * k + x] = adj_y ? rhs[j * k + x] : rhs[x * n + j];
-      std::vector<float> want(static_cast<size_t>(m) * n);
-      reference::MatMulTransposedB(lhs.data(), bt.data(), m, n, k, want.data());
-      const auto got = GetOutput<float>(*interpreter, 0);
-      ASSERT_EQ(got.size(), want.size());
-      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float))) << "k " << k << " adj_y " << adj_y;
-    }
+  for (int isa = 0; isa <= static_cast<int>(optimized::DetectedIsa()); ++isa) {
+    optimized::ScopedIsa scoped(static_cast<optimized::Isa>(isa));
+    for (int k : depths)
+      for (const Size size : sizes)
+        for (bool adj_y : {false, true})
+          for (bool constant : {false, true}) {
+            const int m = size.m, n = size.n;
+            const auto lhs = testing::RandomFloats(m * k, ++seed);
+            const auto rhs = testing::RandomFloats(k * n, ++seed);
+            SingleOp op(tflite::BuiltinOperator_BATCH_MATMUL);
+            op.Input(TensorType::kFloat32, {m, k});
+            const Shape rhs_shape = adj_y ? Shape{n, k} : Shape{k, n};
+            if (constant) {
+              op.Const(TensorType::kFloat32, rhs_shape, rhs);
+            } else {
+              op.Input(TensorType::kFloat32, rhs_shape);
+            }
+            op.Output(TensorType::kFloat32);
+            op.Options(tflite::BuiltinOptions_BatchMatMulOptions, Options(false, adj_y));
+            std::vector<float> bt(static_cast<size_t>(n) * k);
+            for (int j = 0; j < n; ++j)
+              for (int x = 0; x < k; ++x) bt[j * k + x] = adj_y ? rhs[j * k + x] : rhs[x * n + j];
+            std::vector<float> want(static_cast<size_t>(m) * n);
+            reference::MatMulTransposedB(lhs.data(), bt.data(), m, n, k, want.data());
+            for (int threads : {1, 3}) {
+              InterpreterOptions options;
+              options.num_threads = threads;
+              auto interpreter = op.Build(options);
+              ASSERT_TRUE(interpreter);
+              SetInput(*interpreter, 0, lhs);
+              if (!constant) SetInput(*interpreter, 1, rhs);
+              for (int run = 0; run < 2; ++run) {  // the second run reuses the packed constant
+                ASSERT_TRUE(interpreter->Invoke().ok());
+                const auto got = GetOutput<float>(*interpreter, 0);
+                ASSERT_EQ(got.size(), want.size());
+                EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
+                    << optimized::IsaName(static_cast<optimized::Isa>(isa)) << " m " << m << " n " << n << " k " << k
+                    << " adj_y " << adj_y << " constant " << constant << " threads " << threads;
+              }
+            }
+          }
+  }
 }
 
 template <class L, class R>

@@ -90,8 +90,8 @@ int PanelWidthF32(const IsaKernels& kern, int n) {
 
 }  // namespace
 
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out) {
-  const int nr = PanelWidthF32(KernelsFor(isa), n);
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width) {
+  const int nr = panel_width > 0 ? panel_width : PanelWidthF32(KernelsFor(isa), n);
   out->isa = isa;
   out->n = n;
   out->k = k;
@@ -122,8 +122,8 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
   }
 }
 
-void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out) {
-  const int nr = PanelWidthF32(KernelsFor(isa), n);
+void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out, int panel_width) {
+  const int nr = panel_width > 0 ? panel_width : PanelWidthF32(KernelsFor(isa), n);
   out->isa = isa;
   out->n = n;
   out->k = k;

@@ -87,10 +87,12 @@ struct PackedF32 {
   int panels() const { return (n + nr - 1) / nr; }
 };
 
-// B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights.
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out);
+// B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights. Panels
+// of the ISA's GEMM width, or of panel_width columns when that is > 0 (kBlockedPanelWidth for
+// IsaKernels::matmul_blocked_panels_f32).
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width = 0);
 // B stored [k][n] (rows ldb apart).
-void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out);
+void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out, int panel_width = 0);
 
 // One thread: rows [0, m) and columns [n0, n1) of C (n0 a multiple of b.nr). bias has n values
 // (indexed by column) or is null.

@@ -143,6 +143,12 @@ using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, c
 using MatMulBlockedF32Fn = void (*)(const float* a, const float* bt, int m, int n, int k, float* out);
 // The same sums with b stored [k][n] (not transposed).
 using MatMulBlockedKnF32Fn = void (*)(const float* a, const float* b, int m, int n, int k, float* out);
+// The same sums with b packed by PackBlockedPanelsF32 (gemm.h): panels of kBlockedPanelWidth
+// columns, each [k][width], the last zero-padded (the layout is the same for every ISA); out's
+// rows ldc apart.
+constexpr int kBlockedPanelWidth = 16;
+using MatMulBlockedPanelsF32Fn = void (*)(const float* a, const float* panels, int m, int n, int k, float* out,
+                                          int64_t ldc);
 // out[r] = dot(m[r], v) in int32 (exact: |products| < 2^14, cols < 2^17).
 using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, const int8_t* v, int32_t* out);
 
@@ -181,6 +187,7 @@ struct IsaKernels {
   DotRowsF32Fn dot_rows_f32 = nullptr;
   MatMulBlockedF32Fn matmul_blocked_f32 = nullptr;
   MatMulBlockedKnF32Fn matmul_blocked_kn_f32 = nullptr;
+  MatMulBlockedPanelsF32Fn matmul_blocked_panels_f32 = nullptr;
   DotRowsI8Fn dot_rows_i8 = nullptr;
   // null (generic): libm per element
   UnaryF32Fn exp_f32 = nullptr;

@@ -4,6 +4,7 @@
 // the table XNNPACK builds (any output scale).
 #include <cmath>
 
+#include "kernels/optimized/recurrent.h"
 #include "kernels/reference/activation.h"
 #include "ops/activation_util.h"
 #include "ops/xnnpack_util.h"
@@ -49,7 +50,7 @@ Status Eval(OpContext& ctx, LogisticState& state) {
       const int16_t* in = input->data_as<int16_t>();
       int16_t* out = ctx.output(0)->data_as<int16_t>();
       if (state.int16.fixed_point) {
-        reference::LogisticInt16Pot(in, out, input->num_elements());
+        optimized::LogisticFixed16(in, input->num_elements(), 3, out);  // = reference::LogisticInt16Pot
       } else {
         reference::LogisticInt16Lut(state.int16.multiplier, state.int16.shift, in, out, input->num_elements());
       }

@@ -3,6 +3,7 @@
 // kernel. In kLiteRtDefault mode 8-bit nodes use the table XNNPACK builds.
 #include <cmath>
 
+#include "kernels/optimized/recurrent.h"
 #include "kernels/reference/activation.h"
 #include "ops/activation_util.h"
 #include "ops/xnnpack_util.h"
@@ -46,7 +47,13 @@ Status Eval(OpContext& ctx, TanhState& state) {
       const int16_t* in = input->data_as<int16_t>();
       int16_t* out = ctx.output(0)->data_as<int16_t>();
       if (state.int16.fixed_point) {
-        reference::TanhInt16Pot(in, out, input->num_elements(), state.int16.double_input);
+        // = reference::TanhInt16Pot: an input scale of 2^-11 is doubled (saturating) to 2^-12 first.
+        const int64_t n = input->num_elements();
+        if (state.int16.double_input) {
+          for (int64_t i = 0; i < n; ++i) out[i] = quant::fp::SaturatingRoundingMultiplyByPOT<1>(in[i]);
+          in = out;
+        }
+        optimized::TanhFixed16(in, n, 3, out);
       } else {
         reference::TanhInt16Lut(state.int16.multiplier, state.int16.shift, in, out, input->num_elements());
       }

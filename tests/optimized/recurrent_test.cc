@@ -2,7 +2,10 @@
 // kernels/reference/recurrent_util.h on random shapes, odd sizes and tails included.
 #include "kernels/optimized/recurrent.h"
 
+#include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/recurrent_util.h"
+#include "quant/gemmlowp_fixed_point.h"
+#include "quant/lstm_quant.h"
 #include "optimized_test_util.h"
 
 namespace edgerun::optimized {
@@ -66,6 +69,46 @@ TEST(OptimizedRecurrent, DotRowsInt8Exact) {
       ASSERT_EQ(got, want);
     }
   });
+}
+
+// The 16-bit fixed-point tanh / logistic kernels against quant::fp16 on every int16 input and
+// every number of integer bits the scalar functions are defined for (tanh 0..12, logistic
+// 0..13), on each ISA's kernel; with 3 integer bits also against the templated gemmlowp port
+// (quant::fp) that the int16 TANH / LOGISTIC ops use. Odd lengths exercise the tails.
+TEST(OptimizedRecurrent, FixedPointSigmoid16BitExact) {
+  std::vector<int16_t> all(65536 + 13);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int16_t>(static_cast<uint16_t>(i * 40503u));
+  std::vector<int16_t> got(all.size()), want(all.size());
+  const int64_t n = static_cast<int64_t>(all.size());
+  using F3 = quant::fp::FixedPoint<int16_t, 3>;
+  for (int isa = 0; isa <= static_cast<int>(DetectedIsa()); ++isa) {
+    const IsaKernels& kernels = KernelsFor(static_cast<Isa>(isa));
+    if (kernels.tanh_q16 == nullptr) continue;
+    SCOPED_TRACE(IsaName(static_cast<Isa>(isa)));
+    for (int bits = 0; bits <= 13; ++bits) {
+      if (bits <= 12) {
+        kernels.tanh_q16(all.data(), n, bits, got.data());
+        for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp16::Tanh(all[i], bits);
+        ASSERT_EQ(got, want) << "tanh, integer bits " << bits;
+        if (bits == 3) {
+          for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp::Tanh(F3::FromRaw(all[i])).raw;
+          ASSERT_EQ(got, want) << "tanh against quant::fp";
+        }
+      }
+      kernels.logistic_q16(all.data(), n, bits, got.data());
+      for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp16::Logistic(all[i], bits);
+      ASSERT_EQ(got, want) << "logistic, integer bits " << bits;
+      if (bits == 3) {
+        for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp::Logistic(F3::FromRaw(all[i])).raw;
+        ASSERT_EQ(got, want) << "logistic against quant::fp";
+      }
+    }
+    // In place, and a short length: nothing past n written.
+    std::vector<int16_t> buffer(all.begin(), all.begin() + 40);
+    kernels.tanh_q16(buffer.data(), 37, 3, buffer.data());
+    for (int i = 0; i < 37; ++i) ASSERT_EQ(buffer[i], quant::fp16::Tanh(all[i], 3));
+    for (int i = 37; i < 40; ++i) ASSERT_EQ(buffer[i], all[i]);
+  }
 }
 
 }  // namespace

@@ -155,6 +155,10 @@ using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, c
 // ---- float transcendentals, elementwise: out[i] = f(in[i]) within a few ulp (see simd_kernels.inc)
 using UnaryF32Fn = void (*)(const float* in, int64_t n, float* out);
 
+// gemmlowp's 16-bit fixed-point tanh / logistic (quant::fp16::Tanh, Logistic) bit for bit:
+// inputs with integer_bits integer bits (0..6 for tanh, 0..7 for logistic), outputs Q0.15.
+using FixedPointSigmoid16Fn = void (*)(const int16_t* in, int64_t n, int integer_bits, int16_t* out);
+
 struct IsaKernels {
   Isa isa = Isa::kGeneric;
   int f32_mr = 0, f32_nr = 0;
@@ -193,6 +197,8 @@ struct IsaKernels {
   UnaryF32Fn exp_f32 = nullptr;
   UnaryF32Fn tanh_f32 = nullptr;
   UnaryF32Fn logistic_f32 = nullptr;
+  FixedPointSigmoid16Fn tanh_q16 = nullptr;  // null (generic): quant::fp16 per element
+  FixedPointSigmoid16Fn logistic_q16 = nullptr;
   ResizeRow8Fn resize_row_u8 = nullptr;
   ResizeRow8Fn resize_row_i8 = nullptr;
   ArgMinMax8Fn arg_min_max_u8 = nullptr;

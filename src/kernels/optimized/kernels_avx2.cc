@@ -1,6 +1,7 @@
 // AVX2 + FMA kernels (compiled with -mavx2 -mfma; see CMakeLists.txt). Without those flags (a
 // non-x86 build) this file only says that it has nothing.
 #include "kernels/optimized/isa_kernels.h"
+#include "quant/lstm_quant.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -147,6 +148,41 @@ struct Avx2 {
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
     return _mm_cvtsi128_si32(s);
   }
+
+  // ---- int16 lanes (gemmlowp's 16-bit fixed point: LSTM gates, int16 TANH / LOGISTIC)
+  static constexpr int kLanes16 = 16;
+  using M16 = __m256i;  // a condition per int16 lane: all ones or zero
+  static I Load16n(const int16_t* p, int n) {
+    if (n >= 16) return LoadI(p);
+    alignas(32) int16_t part[16] = {};
+    std::memcpy(part, p, sizeof(int16_t) * n);
+    return LoadI(part);
+  }
+  static void Store16n(int16_t* p, I v, int n) {
+    if (n >= 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+      return;
+    }
+    alignas(32) int16_t part[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(part), v);
+    std::memcpy(p, part, sizeof(int16_t) * n);
+  }
+  static I Set1_16(int16_t v) { return _mm256_set1_epi16(v); }
+  static I Add16(I a, I b) { return _mm256_add_epi16(a, b); }  // wraps
+  static I Sub16(I a, I b) { return _mm256_sub_epi16(a, b); }
+  static I AddSat16(I a, I b) { return _mm256_adds_epi16(a, b); }
+  static I And16(I a, I b) { return _mm256_and_si256(a, b); }
+  static I ShiftRight16(I v, int bits) { return _mm256_sra_epi16(v, _mm_cvtsi32_si128(bits)); }  // arithmetic
+  static I ShiftLeft16(I v, int bits) { return _mm256_sll_epi16(v, _mm_cvtsi32_si128(bits)); }
+  // (a * b + 2^14) >> 15, which for every product but -1 * -1 equals gemmlowp's rounded
+  // doubling high multiply (ties away from zero); that one saturates to 32767.
+  static I MulQ15(I a, I b) {
+    const I r = _mm256_mulhrs_epi16(a, b);
+    return _mm256_xor_si256(r, _mm256_cmpeq_epi16(r, _mm256_set1_epi16(-32768)));
+  }
+  static M16 Greater16(I a, I b) { return _mm256_cmpgt_epi16(a, b); }
+  static M16 Equal16(I a, I b) { return _mm256_cmpeq_epi16(a, b); }
+  static I Select16(M16 m, I if_true, I otherwise) { return _mm256_blendv_epi8(otherwise, if_true, m); }
 };
 
 #include "kernels/optimized/simd_kernels.inc"

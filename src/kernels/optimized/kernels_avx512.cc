@@ -2,6 +2,7 @@
 // CMakeLists.txt). The VNNI dot product is used only when the CPU has it; it is written in inline
 // assembly so that the rest of this file cannot contain VNNI instructions.
 #include "kernels/optimized/isa_kernels.h"
+#include "quant/lstm_quant.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 // GCC 12's AVX-512 intrinsics start from a deliberately undefined vector (`__Y = __Y`), which
@@ -122,6 +123,32 @@ struct Avx512 {
     return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, p));
   }
   static int32_t HorizontalSumI(I v) { return _mm512_reduce_add_epi32(v); }
+
+  // ---- int16 lanes (gemmlowp's 16-bit fixed point: LSTM gates, int16 TANH / LOGISTIC)
+  static constexpr int kLanes16 = 32;
+  using M16 = __mmask32;  // a condition per int16 lane
+  static I Load16n(const int16_t* p, int n) {
+    return _mm512_maskz_loadu_epi16(n >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << n) - 1), p);
+  }
+  static void Store16n(int16_t* p, I v, int n) {
+    _mm512_mask_storeu_epi16(p, n >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << n) - 1), v);
+  }
+  static I Set1_16(int16_t v) { return _mm512_set1_epi16(v); }
+  static I Add16(I a, I b) { return _mm512_add_epi16(a, b); }  // wraps
+  static I Sub16(I a, I b) { return _mm512_sub_epi16(a, b); }
+  static I AddSat16(I a, I b) { return _mm512_adds_epi16(a, b); }
+  static I And16(I a, I b) { return _mm512_and_si512(a, b); }
+  static I ShiftRight16(I v, int bits) { return _mm512_sra_epi16(v, _mm_cvtsi32_si128(bits)); }  // arithmetic
+  static I ShiftLeft16(I v, int bits) { return _mm512_sll_epi16(v, _mm_cvtsi32_si128(bits)); }
+  // (a * b + 2^14) >> 15, which for every product but -1 * -1 equals gemmlowp's rounded
+  // doubling high multiply (ties away from zero); that one saturates to 32767.
+  static I MulQ15(I a, I b) {
+    const I r = _mm512_mulhrs_epi16(a, b);
+    return _mm512_mask_mov_epi16(r, _mm512_cmpeq_epi16_mask(r, _mm512_set1_epi16(-32768)), _mm512_set1_epi16(32767));
+  }
+  static M16 Greater16(I a, I b) { return _mm512_cmpgt_epi16_mask(a, b); }
+  static M16 Equal16(I a, I b) { return _mm512_cmpeq_epi16_mask(a, b); }
+  static I Select16(M16 m, I if_true, I otherwise) { return _mm512_mask_blend_epi16(m, otherwise, if_true); }
 };
 
 #include "kernels/optimized/simd_kernels.inc"

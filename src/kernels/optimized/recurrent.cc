@@ -2,6 +2,7 @@
 
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/isa_kernels.h"
+#include "quant/lstm_quant.h"
 
 namespace edgerun::optimized {
 
@@ -31,6 +32,16 @@ void HybridMatVecAccumulate(const int8_t* matrix, int rows, int cols, const int8
       out[r] += static_cast<float>(dot) * scales[b];
     }
   }
+}
+
+void TanhFixed16(const int16_t* in, int64_t n, int integer_bits, int16_t* out) {
+  if (const FixedPointSigmoid16Fn kernel = ActiveKernels().tanh_q16) return kernel(in, n, integer_bits, out);
+  for (int64_t i = 0; i < n; ++i) out[i] = quant::fp16::Tanh(in[i], integer_bits);
+}
+
+void LogisticFixed16(const int16_t* in, int64_t n, int integer_bits, int16_t* out) {
+  if (const FixedPointSigmoid16Fn kernel = ActiveKernels().logistic_q16) return kernel(in, n, integer_bits, out);
+  for (int64_t i = 0; i < n; ++i) out[i] = quant::fp16::Logistic(in[i], integer_bits);
 }
 
 }  // namespace edgerun::optimized

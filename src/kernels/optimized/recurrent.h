@@ -20,4 +20,10 @@ void HybridMatVecAccumulate(const int8_t* matrix, int rows, int cols, const int8
 // dots[r] = dot(matrix[r], vector) in int32 for a [rows, cols] int8 matrix.
 void DotRowsInt8(const int8_t* matrix, int rows, int cols, const int8_t* vector, int32_t* dots);
 
+// out[i] = quant::fp16::Tanh / Logistic(in[i], integer_bits) (gemmlowp's 16-bit fixed point: the
+// integer LSTM's gates and cell, int16 TANH / LOGISTIC), bit for bit, on int16 lanes where the
+// CPU has them. in == out is allowed.
+void TanhFixed16(const int16_t* in, int64_t n, int integer_bits, int16_t* out);
+void LogisticFixed16(const int16_t* in, int64_t n, int integer_bits, int16_t* out);
+
 }  // namespace edgerun::optimized

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/optimized/gemm.h"
 #include "kernels/optimized/recurrent.h"
 #include "quant/fixed_point.h"
 #include "quant/lstm_quant.h"
@@ -302,9 +303,9 @@ int16_t SaturateInt16(int64_t v) { return quant::SaturateCast<int16_t>(v); }
 // gate[b][r] = sat16(gate[b][r] + MBQM(bias[r] + dot(weights[r], x[b]), multiplier, shift)).
 void MatVecAccumulateInt16(const int8_t* x, const int32_t* bias, const int8_t* weights, int32_t multiplier, int shift,
                            int n_batch, int n_in, int n_out, int16_t* gate) {
-  std::vector<int32_t> dots(static_cast<size_t>(n_out));
+  int32_t* dots = optimized::ScratchI32(static_cast<size_t>(n_out), 2);  // no allocation per gate and step
   for (int b = 0; b < n_batch; ++b) {
-    optimized::DotRowsInt8(weights, n_out, n_in, x + static_cast<int64_t>(b) * n_in, dots.data());
+    optimized::DotRowsInt8(weights, n_out, n_in, x + static_cast<int64_t>(b) * n_in, dots);
     for (int r = 0; r < n_out; ++r) {
       int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(bias[r]) + static_cast<uint32_t>(dots[r]));
       acc = quant::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
@@ -373,8 +374,10 @@ void GateInteger(const LstmIntegerGate& g, const LstmDims& d, const int8_t* inpu
                      g.variance_guard, d.n_batch, d.n_cell);
   }
   // Gate inputs are Q3.12; outputs Q0.15.
-  for (int64_t i = 0; i < cells; ++i) {
-    gate[i] = is_cell_gate ? quant::fp16::Tanh(gate[i], 3) : quant::fp16::Logistic(gate[i], 3);
+  if (is_cell_gate) {
+    optimized::TanhFixed16(gate, cells, 3, gate);
+  } else {
+    optimized::LogisticFixed16(gate, cells, 3, gate);
   }
 }
 
@@ -415,7 +418,7 @@ void LstmStepInteger(const LstmIntegerWeights& w, const LstmDims& d, const int8_
   GateInteger(w.gates[kOutputGate], d, input, output_state, cell_state, false, gates[kOutputGate]);
 
   // h = o .* tanh(c); tanh's input has 15 + cell_scale_log2 integer bits.
-  for (int64_t i = 0; i < cells; ++i) tanh_cell[i] = quant::fp16::Tanh(cell_state[i], 15 + w.cell_scale_log2);
+  optimized::TanhFixed16(cell_state, cells, 15 + w.cell_scale_log2, tanh_cell);
   const int64_t outputs = static_cast<int64_t>(d.n_batch) * d.n_output;
   if (w.projection_weights) {
     // TFLite subtracts the hidden zero point here and adds zero point x row sums to the

@@ -852,6 +852,58 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 11, {}, 2);
 }
 
+// FULLY_CONNECTED [rows, in] x [out, in] (constant float weights) then ADD of a constant.
+std::vector<uint8_t> FullyConnectedAdd(int rows, int in, int out) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", kF32, {rows, in});
+  const int w = b.AddConstant<float>("w", kF32, {out, in}, testing::RandomFloats(out * in, 31));
+  const int c = b.AddConstant<float>("c", kF32, {out}, testing::RandomFloats(out, 32));
+  const int h = b.AddTensor("h", kF32, {rows, out});
+  const int y = b.AddTensor("y", kF32, {rows, out});
+  b.AddOp(Op::BuiltinOperator_FULLY_CONNECTED, {x, w, -1}, {h});
+  b.AddOp(Op::BuiltinOperator_ADD, {h, c}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  return b.Finish();
+}
+
+// The same rule for float FULLY_CONNECTED: from builtin_float_gemm_min_macs on (AVX-512), the
+// product stays on edgerun's GEMM; smaller ones, and all with the threshold 0, go to XNNPACK.
+TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
+  SKIP_WITHOUT_XNNPACK();
+  const auto large = FullyConnectedAdd(64, 512, 128);  // 4.2M multiply-adds
+  const auto small = FullyConnectedAdd(4, 64, 32);
+  const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
+  {
+    auto interpreter = testing::Build(large);
+    ASSERT_TRUE(interpreter);
+    const DelegationReport& report = *interpreter->delegation();
+    if (avx512) {
+      EXPECT_TRUE(report.partitions.empty());  // the ADD alone is under the partition threshold
+      ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+      EXPECT_NE(report.nodes[0].refusals[0].second.find("fully connected of 4194304 multiply-adds"), std::string::npos)
+          << report.nodes[0].refusals[0].second;
+    } else {
+      ASSERT_EQ(report.partitions.size(), 1u);
+    }
+  }
+  {
+    InterpreterOptions options;
+    options.builtin_float_gemm_min_macs = 0;
+    auto interpreter = testing::Build(large, options);
+    ASSERT_TRUE(interpreter);
+    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
+    EXPECT_EQ(interpreter->delegation()->partitions[0].partition.nodes, (std::vector<int>{0, 1}));
+  }
+  {
+    auto interpreter = testing::Build(small);
+    ASSERT_TRUE(interpreter);
+    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
+  }
+  ExpectMatchesBuiltin(large, "fully connected + add, large", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 15);
+  ExpectMatchesBuiltin(large, "fully connected + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 16, {}, 2);
+}
+
 // An 8-bit inverted-residual pattern: 1x1 convolution, 3x3 depthwise, 1x1 convolution.
 std::vector<uint8_t> EightBitExpandDepthwiseProject(TensorType type, int side, int channels) {
   ModelBuilder b;

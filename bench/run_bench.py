@@ -8,6 +8,7 @@ twin is written by tflite_to_onnx.py with Debian's python3-onnx (/usr/bin/python
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import shutil
@@ -218,6 +219,9 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=20, help="timed runs per round and runtime")
+    ap.add_argument("--round-ms", type=float, default=50.0,
+                    help="fast models get runs up to this many ms of edgerun per round (same count for all)")
+    ap.add_argument("--max-runs", type=int, default=1000)
     ap.add_argument("--models", default="", help="comma-separated substrings: only these models")
     ap.add_argument("--delegate", default="", help="passed to edgerun bench --delegate")
     a = ap.parse_args()
@@ -267,7 +271,16 @@ def main():
                 lite_ok = False  # the classic interpreter build runs on one thread only
             else:
                 lite_ok = True
-            log("%s, %d thread(s)" % (m["label"], threads))
+            # Fast models get more runs (the same count for every runtime), so that each round of
+            # edgerun lasts about --round-ms: 20 runs of a 16 us model are mostly cold caches.
+            runs = a.runs
+            try:
+                probe_ms = b.edgerun(m["path"], m["inputs"], threads, a.runs, extra)["latency_ms"]["median"]
+                if probe_ms > 0:
+                    runs = int(min(a.max_runs, max(a.runs, math.ceil(a.round_ms / probe_ms))))
+            except Exception:
+                pass  # the rounds below report the error
+            log("%s, %d thread(s), %d runs a round" % (m["label"], threads, runs))
             er, lr, orr = [], [], []
             errors = []
             for r in range(a.rounds):
@@ -276,14 +289,14 @@ def main():
                 for who in order:
                     try:
                         if who == "edgerun":
-                            er.append(b.edgerun(m["path"], m["inputs"], threads, a.runs, extra))
+                            er.append(b.edgerun(m["path"], m["inputs"], threads, runs, extra))
                         elif who == "litert" and lite_ok:
                             out_dir = os.path.join(b.work, "litert_out", os.path.basename(os.path.dirname(m["path"])) +
                                                    os.path.basename(m["path"]))
-                            lr.append(b.litert(m["path"], m["inputs"], threads, a.runs, m["backend"],
+                            lr.append(b.litert(m["path"], m["inputs"], threads, runs, m["backend"],
                                                out_dir if r == 0 else None))
                         elif who == "ort" and m.get("onnx"):
-                            orr.append(b.ort(m["onnx"], m["inputs"][0], threads, a.runs,
+                            orr.append(b.ort(m["onnx"], m["inputs"][0], threads, runs,
                                              os.path.join(b.work, "ort_output_0.bin") if r == 0 else None))
                     except Exception as e:  # keep going: one failing runtime must not stop the table
                         errors.append("%s: %s" % (who, str(e).splitlines()[0][:200]))
@@ -360,13 +373,14 @@ def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_s
     if peak_int8:
         L.append("* int8 peak from an AVX-512 VNNI dot-product loop (same program): %s." %
                  ", ".join("%.0f GOP/s on %d thread%s" % (peak_int8[t], t, "s" if t > 1 else "") for t in threads_list))
-    L.append("* edgerun: `edgerun bench --runs %d --warmup 3`%s; LiteRT.js: @litertjs/core 2.5.3 (XNNPACK, "
+    L.append("* edgerun: `edgerun bench --runs N --warmup 3` (N >= %d)%s; LiteRT.js: @litertjs/core 2.5.3 (XNNPACK, "
              "WebAssembly with relaxed SIMD; the threaded build for 2 threads), LSTM models on @tensorflow/tfjs-tflite "
              "(classic interpreter, one thread) because LiteRT.js rejects variable tensors; ONNX Runtime: "
              "onnxruntime-node 1.30.0 (native CPU provider). Each cell is the median over %d alternating rounds of "
-             "the per-round median of %d runs; \"of the fastest runs\" is the ratio of the minimum latencies, which "
-             "load from other processes disturbs least." % (a.runs, (" --delegate " + a.delegate) if a.delegate else "",
-                                                   a.rounds, a.runs))
+             "the per-round median of at least %d runs (more for fast models: as many as fill %.0f ms of edgerun, at "
+             "most %d, the same count for every runtime); \"of the fastest runs\" is the ratio of the minimum "
+             "latencies, which load from other processes disturbs least." %
+             (a.runs, (" --delegate " + a.delegate) if a.delegate else "", a.rounds, a.runs, a.round_ms, a.max_runs))
     L.append("* GOP/s counts 2 operations per multiply-accumulate of conv, depthwise, fully connected, matmul and "
              "LSTM layers (`edgerun bench` prints the count); \"% peak\" is edgerun's GOP/s over the peak at the same "
              "thread count: the FP32 FMA peak for float models, the int8 VNNI peak for quantized ones.")

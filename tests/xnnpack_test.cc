@@ -826,8 +826,21 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
           << report.nodes[0].refusals[0].second;
     }
   }
+  {
+    // So does one too deep to read in place (3x3 x 256 values: im2col), ResNet-18's kind.
+    auto interpreter = testing::Build(PointwiseConvAdd(8, 256, 64, false, 3));  // 9.4M multiply-adds
+    ASSERT_TRUE(interpreter);
+    const DelegationReport& report = *interpreter->delegation();
+    if (avx512) {
+      ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+      EXPECT_NE(report.nodes[0].refusals[0].second.find("3x3 convolution of 9437184"), std::string::npos)
+          << report.nodes[0].refusals[0].second;
+    }
+  }
   ExpectMatchesBuiltin(PointwiseConvAdd(32, 16, 64, false, 3), "3x3 conv + add", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2,
                        14);
+  ExpectMatchesBuiltin(PointwiseConvAdd(8, 256, 64, false, 3), "deep 3x3 conv + add", {1e-4f, 0}, avx512 ? 1 : 2, -2,
+                       2, 17);
   {
     // The depthwise convolution that reads the builtin GEMM's output stays with it (seen with the
     // chains unfused: fused, the two are one FUSED node).

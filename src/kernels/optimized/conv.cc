@@ -100,7 +100,7 @@ void Im2Col(const reference::ConvParams& p, const Shape& in, const float* input,
 }  // namespace
 
 bool WindowRowsInPlace(int kh, int64_t depth, int groups, int dilation_w, Isa isa) {
-  return groups == 1 && dilation_w == 1 && kh <= kMaxGemmParts && depth <= 1024 && HasGemmF32Rows(isa);
+  return groups == 1 && dilation_w == 1 && kh <= kMaxGemmParts && depth <= 1152 && HasGemmF32Rows(isa);
 }
 
 void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,

@@ -257,6 +257,8 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
   // ResNet-18's 3x3 layers.
   AddFloatConv(cases, s, &pool, 56, 64, 64, 3, 1);
   AddFloatConv(cases, s, &pool, 28, 128, 128, 3, 1);
+  AddFloatConv(cases, s, &pool, 28, 128, 256, 3, 1);
+  AddFloatConv(cases, s, &pool, 28, 64, 512, 3, 1);
   AddFloatConv(cases, s, &pool, 14, 256, 256, 3, 1);
   AddFloatConv(cases, s, &pool, 7, 512, 512, 3, 1);
   AddFloatDepthwise(cases, s, &pool, 112, 96, 2);

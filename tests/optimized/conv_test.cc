@@ -84,14 +84,14 @@ TEST(OptimizedConv2D, FloatMatchesReference) {
 TEST(OptimizedConv2D, WindowRowsReadInPlaceMatchReference) {
   // Larger images than the random test: most pixels take the in-place path (GemmF32TileRows),
   // the edge columns im2col; a first layer (3 channels, stride 2), a narrow one, padding on both
-  // sides, a window taller than wide, the deepest window read in place (3x3 x 128 = 1152) and
-  // one just deeper (im2col).
+  // sides, a window taller than wide, a deep window read in place (3x3 x 128 = 1152 values) and
+  // one whose packed filter is over 1 MB (3x3 x 128 -> 260: im2col).
   struct Case {
     int in_h, in_w, in_c, out_c, kh, kw, stride, pad_h, pad_w;
   };
   const Case cases[] = {{33, 47, 3, 32, 3, 3, 2, 0, 0}, {9, 30, 64, 13, 3, 3, 1, 1, 1},
                         {17, 21, 5, 40, 5, 2, 1, 2, 1}, {12, 12, 8, 33, 7, 7, 1, 3, 3},
-                        {6, 19, 128, 35, 3, 3, 1, 1, 1}, {5, 9, 129, 17, 3, 3, 1, 1, 1}};
+                        {6, 19, 128, 35, 3, 3, 1, 1, 1}, {5, 9, 128, 260, 3, 3, 1, 1, 1}};
   Random r(7);
   ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
     for (const Case& c : cases) {

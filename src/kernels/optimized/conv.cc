@@ -99,8 +99,10 @@ void Im2Col(const reference::ConvParams& p, const Shape& in, const float* input,
 
 }  // namespace
 
-bool WindowRowsInPlace(int kh, int64_t depth, int groups, int dilation_w, Isa isa) {
-  return groups == 1 && dilation_w == 1 && kh <= kMaxGemmParts && depth <= 1152 && HasGemmF32Rows(isa);
+bool WindowRowsInPlace(int kh, int64_t depth, int64_t out_channels, int groups, int dilation_w, Isa isa) {
+  constexpr int64_t kMaxPackedFilterValues = 256 * 1024;  // 1 MB: half of this CPU's L2
+  return groups == 1 && dilation_w == 1 && kh <= kMaxGemmParts && depth * out_channels <= kMaxPackedFilterValues &&
+         HasGemmF32Rows(isa);
 }
 
 void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
@@ -132,7 +134,7 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
   // inside the image horizontally, the GEMM reads each window row in place (GemmF32TileRows),
   // with the sums in registers across the rows. Edge pixels, and windows too deep to keep a B
   // panel in L2, go through im2col.
-  const bool in_place = k > 0 && WindowRowsInPlace(kh, k, groups, p.dilation_w, first.isa);
+  const bool in_place = k > 0 && WindowRowsInPlace(kh, k, per_group, groups, p.dilation_w, first.isa);
   int x_lo = 0, x_hi = 0;  // output columns whose window is inside the image horizontally
   if (in_place) {
     x_lo = p.pad_w <= 0 ? 0 : (p.pad_w + p.stride_w - 1) / p.stride_w;

@@ -21,11 +21,12 @@ void PackConvFilterF32(const Shape& filter_shape, const float* filter, int group
 
 // Whether Conv2DF32 reads the window rows of a convolution in place (GemmF32TileRows, no im2col
 // copy) for the pixels whose window is inside the image horizontally: one group, no dilation
-// along x, at most kMaxGemmParts window rows and 1152 values per output (3x3 x 128 channels:
-// 1.4x faster than im2col there; at 2304 and 4608 values the in-place kernel, which reads the
-// whole B panel for each micro-tile, is 2-4x slower than im2col), and an ISA with those kernels.
-// `depth` is KH * KW * C.
-bool WindowRowsInPlace(int kh, int64_t depth, int groups, int dilation_w, Isa isa);
+// along x, at most kMaxGemmParts window rows, a packed filter (depth x out_channels) of at most
+// 1 MB, and an ISA with those kernels. The in-place kernel reads every panel of the filter for
+// each output row, so the filter must stay in L2; larger ones (ResNet-18's 3x3 x 256 -> 256:
+// 2.4 MB) run 2-4x slower than through im2col, whose GEMM blocks the depth. `depth` is
+// KH * KW * C.
+bool WindowRowsInPlace(int kh, int64_t depth, int64_t out_channels, int groups, int dilation_w, Isa isa);
 
 // input [N,H,W,C], filter [O,KH,KW,C/groups] (packed), bias [O] or null, output [N,OH,OW,O].
 void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,

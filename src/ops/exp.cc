@@ -1,4 +1,5 @@
-// EXP: e^x; float32 (on the vector kernel where the CPU has one, within 1 ulp), and quantized int8 / int16 through a lookup table (as TFLite).
+// EXP: e^x; float32 (on the vector kernel where the CPU has one, within 1 ulp), and quantized
+// int8 / int16 through a lookup table (as TFLite).
 #include <cmath>
 
 #include "ops/activation_util.h"

@@ -102,10 +102,11 @@ void Pool2DF32(ThreadPool* pool, const reference::PoolParams& p, const Shape& in
       }
     });
     float* out = output + pixel * depth + c0;
+    const float lo = p.act_min, hi = p.act_max;
     for (int i = 0; i < n; ++i) {
       float a = acc[i];
       if (!kMax) a = count > 0 ? a / static_cast<float>(count) : 0.0f;
-      out[i] = std::min(std::max(a, p.act_min), p.act_max);
+      out[i] = std::min(std::max(a, lo), hi);
     }
   });
 }
@@ -166,7 +167,15 @@ void MaxPoolQuantized(ThreadPool* pool, const reference::PoolParams& p, const Sh
       }
     });
     T* out = output + pixel * depth + c0;
-    for (int i = 0; i < n; ++i) out[i] = static_cast<T>(std::clamp<int32_t>(acc[i], p.quant_min, p.quant_max));
+    // The bounds in locals: read through p, they were loaded again for every value (out may
+    // alias p as far as the compiler knows), which kept this loop scalar.
+    constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+    const T lo = static_cast<T>(std::clamp<int32_t>(p.quant_min, kMin, kMax));
+    const T hi = static_cast<T>(std::clamp<int32_t>(p.quant_max, kMin, kMax));
+    for (int i = 0; i < n; ++i) {
+      const T a = acc[i];
+      out[i] = a < lo ? lo : (hi < a ? hi : a);
+    }
   });
 }
 

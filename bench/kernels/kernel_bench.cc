@@ -118,6 +118,39 @@ void AddFloatConv(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, 
                    }});
 }
 
+// The same convolution with its filter cold, as in a whole network whose weights do not stay in
+// cache: `copies` filters (each packed once) taken in turn.
+void AddFloatConvColdFilter(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, int in_c, int out_c, int k,
+                            int copies) {
+  const Shape in_shape{1, hw, hw, in_c}, f_shape{out_c, k, k, in_c}, out_shape{1, hw, hw, out_c};
+  auto& in = s.f.emplace_back(RandomFloats(static_cast<size_t>(NumElements(in_shape)), 1));
+  auto& bias = s.f.emplace_back(RandomFloats(out_c, 3));
+  auto& o = s.f.emplace_back(static_cast<size_t>(NumElements(out_shape)));
+  std::vector<optimized::ConvFilterF32*> packed;
+  std::vector<float>* first_filter = nullptr;
+  for (int c = 0; c < copies; ++c) {
+    auto& f = s.f.emplace_back(RandomFloats(static_cast<size_t>(NumElements(f_shape)), 10 + c));
+    if (c == 0) first_filter = &f;
+    packed.push_back(s.packed_f32.emplace_back(std::make_unique<optimized::ConvFilterF32>()).get());
+    optimized::PackConvFilterF32(f_shape, f.data(), 1, optimized::ActiveIsa(), packed.back());
+  }
+  auto& turn = *s.ints.emplace_back(std::make_unique<std::vector<int>>(1, 0));
+  const reference::ConvParams p = SameParams(hw, k, 1, hw);
+  const double mflop = 2.0 * hw * hw * out_c * k * k * in_c / 1e6;
+  cases.push_back({"conv f32 " + std::to_string(hw) + "x" + std::to_string(hw) + "x" + std::to_string(in_c) + " k" +
+                       std::to_string(k) + " s1 -> " + std::to_string(out_c) + " (cold filter)",
+                   mflop,
+                   [=, &in, &bias, &o] {
+                     reference::Conv2D(p, in_shape, in.data(), f_shape, first_filter->data(), bias.data(), out_shape,
+                                       o.data());
+                   },
+                   [=, &in, &bias, &o, &turn] {
+                     const int t = turn[0]++ % copies;
+                     optimized::Conv2DF32(pool, p, in_shape, in.data(), f_shape, *packed[t], bias.data(), out_shape,
+                                          o.data());
+                   }});
+}
+
 void AddFloatDepthwise(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, int c, int stride) {
   const int out = (hw + stride - 1) / stride;
   const Shape in_shape{1, hw, hw, c}, f_shape{1, 3, 3, c}, out_shape{1, out, out, c};
@@ -261,6 +294,8 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
   AddFloatConv(cases, s, &pool, 28, 64, 512, 3, 1);
   AddFloatConv(cases, s, &pool, 14, 256, 256, 3, 1);
   AddFloatConv(cases, s, &pool, 7, 512, 512, 3, 1);
+  AddFloatConvColdFilter(cases, s, &pool, 7, 512, 512, 3, 12);  // 12 x 9.4 MB
+  AddFloatConvColdFilter(cases, s, &pool, 14, 256, 256, 3, 12);
   AddFloatDepthwise(cases, s, &pool, 112, 96, 2);
   AddFloatDepthwise(cases, s, &pool, 56, 144, 1);
   AddFloatDepthwise(cases, s, &pool, 14, 384, 1);

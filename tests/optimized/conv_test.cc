@@ -183,6 +183,25 @@ TEST(OptimizedGemm, FullyConnectedMatchesReference) {
   });
 }
 
+// Packed B over 1 MB is streamed panel by panel with prefetching (GemmF32Tile): the same sums,
+// for panels of both widths, depths past one block and rows past one micro-tile.
+TEST(OptimizedGemm, StreamedLargePanelsMatchReference) {
+  Random r(9);
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (const int n : {301, 14}) {  // 14: narrow panels
+      const int m = 27, k = n > 16 ? 1000 : 20000;  // 1.2 MB / 1.28 MB of packed weights
+      const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), w = r.Floats(static_cast<size_t>(n) * k);
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(n));
+      std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());
+      reference::FullyConnected(0.0f, 3.4e38f, m, k, n, a.data(), w.data(), bias.data(), want.data());
+      PackedF32 packed;
+      PackF32FromNK(w.data(), k, n, k, isa, &packed);
+      GemmF32(pool, a.data(), k, m, packed, got.data(), n, bias.data(), 0.0f, 3.4e38f);
+      ExpectNear(got, want, static_cast<float>(k + 1));
+    }
+  });
+}
+
 TEST(OptimizedGemm, PackedFromKNMatchesReferenceMatMul) {
   Random r(5);
   ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {

@@ -19,13 +19,15 @@ constexpr int kMaxMr = 16;
 // ---- float GEMM micro-kernel
 // C[mr x nc] = (C if accumulate) + A[mr x kc] * B, where A's rows are lda floats apart and B is a
 // packed panel of kc rows of NR floats (columns past nc are zero). With `ep` the bias (nullable,
-// nc values) is added and the result clamped to [lo, hi] before the store.
+// nc values) is added and the result clamped to [lo, hi] before the store. With `prefetch`, the
+// lines from there on are prefetched into L2 as fast as B is read (two a depth step): the packed
+// B that comes next, so that weights streamed from memory arrive while these are multiplied.
 struct F32Epilogue {
   const float* bias;
   float lo, hi;
 };
 using GemmF32Fn = void (*)(int kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int nc,
-                           bool accumulate, const F32Epilogue* ep);
+                           bool accumulate, const F32Epilogue* ep, const float* prefetch);
 
 // ---- float GEMM micro-kernel over window rows (a convolution without im2col)
 // C[mr x nc] = clamp(sum over parts j of A_j[mr x kc] * B_j + bias): part j's A rows start at a[j]

@@ -17,7 +17,7 @@ constexpr int kGenericNr = 8;
 
 template <int MR>
 void GemmF32(int kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int nc, bool accumulate,
-             const F32Epilogue* ep) {
+             const F32Epilogue* ep, const float* /*prefetch: the portable kernel leaves it to the hardware*/) {
   float acc[MR][kGenericNr];
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < kGenericNr; ++j) acc[i][j] = (accumulate && j < nc) ? c[i * ldc + j] : 0.0f;

@@ -247,13 +247,16 @@ HybridRows GetHybridRows(const OpContext& ctx) {
 }
 
 void QuantizeRows(const float* input, int64_t rows, int64_t row_size, bool asymmetric, const HybridRows& out) {
+  const optimized::QuantizeSymmetricF32Fn symmetric = optimized::ActiveKernels().quantize_symmetric_f32;
   for (int64_t r = 0; r < rows; ++r) {
     const float* in = input + r * row_size;
     int8_t* q = out.quantized + r * row_size;
     if (asymmetric) {
       quant::AsymmetricQuantizeFloats(in, row_size, q, &out.scales[r], &out.zero_points[r]);
     } else {
-      quant::SymmetricQuantizeFloats(in, row_size, q, &out.scales[r]);
+      if (symmetric == nullptr || !symmetric(in, row_size, q, &out.scales[r])) {
+        quant::SymmetricQuantizeFloats(in, row_size, q, &out.scales[r]);
+      }
       out.zero_points[r] = 0;
     }
   }

@@ -2,9 +2,13 @@
 // kernels/reference/recurrent_util.h on random shapes, odd sizes and tails included.
 #include "kernels/optimized/recurrent.h"
 
+#include <cstring>
+#include <limits>
+
 #include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/recurrent_util.h"
 #include "quant/gemmlowp_fixed_point.h"
+#include "quant/hybrid.h"
 #include "quant/lstm_quant.h"
 #include "optimized_test_util.h"
 
@@ -108,6 +112,40 @@ TEST(OptimizedRecurrent, FixedPointSigmoid16BitExact) {
     kernels.tanh_q16(buffer.data(), 37, 3, buffer.data());
     for (int i = 0; i < 37; ++i) ASSERT_EQ(buffer[i], quant::fp16::Tanh(all[i], 3));
     for (int i = 37; i < 40; ++i) ASSERT_EQ(buffer[i], all[i]);
+  }
+}
+
+// The hybrid input quantizer (IsaKernels::quantize_symmetric_f32) against
+// quant::SymmetricQuantizeFloats: random rows of every length to 70, values placed exactly on
+// rounding ties (k + 0.5 after scaling, both signs), all-zero rows, inf; NaN rows are refused.
+TEST(OptimizedRecurrent, QuantizeSymmetricMatchesScalar) {
+  Random r(41);
+  for (int isa = 0; isa <= static_cast<int>(DetectedIsa()); ++isa) {
+    const IsaKernels& kernels = KernelsFor(static_cast<Isa>(isa));
+    if (kernels.quantize_symmetric_f32 == nullptr) continue;
+    SCOPED_TRACE(IsaName(static_cast<Isa>(isa)));
+    for (int iter = 0; iter < 400; ++iter) {
+      const int n = iter % 71;
+      std::vector<float> x = r.Floats(static_cast<size_t>(n), -3.0f, 3.0f);
+      if (iter % 5 == 1 && n > 1) {
+        // max |x| = 127 exactly: the scale is 1 and x = k + 0.5 lands on ties.
+        x[0] = 127.0f;
+        for (int i = 1; i < n; ++i) x[i] = static_cast<float>(r.Int(-126, 126)) + (r.Bool() ? 0.5f : -0.5f);
+      }
+      if (iter % 7 == 2) std::fill(x.begin(), x.end(), 0.0f);
+      if (iter % 11 == 3 && n > 0) x[n / 2] = -std::numeric_limits<float>::infinity();
+      std::vector<int8_t> want(static_cast<size_t>(n)), got(static_cast<size_t>(n) + 8, 77);
+      float want_scale = 0, got_scale = 0;
+      quant::SymmetricQuantizeFloats(x.data(), n, want.data(), &want_scale);
+      ASSERT_TRUE(kernels.quantize_symmetric_f32(x.data(), n, got.data(), &got_scale));
+      EXPECT_EQ(std::memcmp(&got_scale, &want_scale, sizeof(float)), 0) << "n " << n;
+      for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "n " << n << " at " << i << " x " << x[i];
+      for (int i = n; i < n + 8; ++i) ASSERT_EQ(got[i], 77) << "wrote past " << n;
+    }
+    std::vector<float> with_nan = {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
+    std::vector<int8_t> q(3);
+    float scale = 0;
+    EXPECT_FALSE(kernels.quantize_symmetric_f32(with_nan.data(), 3, q.data(), &scale));
   }
 }
 

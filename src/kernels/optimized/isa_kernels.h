@@ -161,6 +161,10 @@ using UnaryF32Fn = void (*)(const float* in, int64_t n, float* out);
 // inputs with integer_bits integer bits (0..6 for tanh, 0..7 for logistic), outputs Q0.15.
 using FixedPointSigmoid16Fn = void (*)(const int16_t* in, int64_t n, int integer_bits, int16_t* out);
 
+// quant::SymmetricQuantizeFloats, the same bytes and scale; false (nothing written) when a value
+// is NaN, which the caller leaves to the scalar function.
+using QuantizeSymmetricF32Fn = bool (*)(const float* values, int64_t n, int8_t* quantized, float* scale);
+
 struct IsaKernels {
   Isa isa = Isa::kGeneric;
   int f32_mr = 0, f32_nr = 0;
@@ -201,6 +205,7 @@ struct IsaKernels {
   UnaryF32Fn logistic_f32 = nullptr;
   FixedPointSigmoid16Fn tanh_q16 = nullptr;  // null (generic): quant::fp16 per element
   FixedPointSigmoid16Fn logistic_q16 = nullptr;
+  QuantizeSymmetricF32Fn quantize_symmetric_f32 = nullptr;  // null (generic): the scalar function
   ResizeRow8Fn resize_row_u8 = nullptr;
   ResizeRow8Fn resize_row_i8 = nullptr;
   ArgMinMax8Fn arg_min_max_u8 = nullptr;

@@ -69,6 +69,7 @@ struct Avx2 {
   static F BitsToF(I v) { return _mm256_castsi256_ps(v); }
   static F ToFloat(I v) { return _mm256_cvtepi32_ps(v); }
   static I RoundToInt(F v) { return _mm256_cvtps_epi32(v); }  // nearest, ties to even
+  static I TruncToInt(F v) { return _mm256_cvttps_epi32(v); }  // toward zero; INT32_MIN when out of range
   // The low byte of each of the first n lanes (values already in the byte's range).
   static void StoreBytesN(int8_t* p, I v, int n) {
     // int32 -> int16 (in range, so no saturation), then the low byte of each int16.

@@ -69,6 +69,7 @@ struct Avx512 {
   static F BitsToF(I v) { return _mm512_castsi512_ps(v); }
   static F ToFloat(I v) { return _mm512_cvtepi32_ps(v); }
   static I RoundToInt(F v) { return _mm512_cvtps_epi32(v); }  // nearest, ties to even
+  static I TruncToInt(F v) { return _mm512_cvttps_epi32(v); }  // toward zero; INT32_MIN when out of range
   // The low byte of each of the first n lanes (values already in the byte's range).
   static void StoreBytesN(int8_t* p, I v, int n) { _mm512_mask_cvtepi32_storeu_epi8(p, Mask(n), v); }
 

@@ -780,24 +780,20 @@ void ExpectDepthwiseKeptWithItsProducer(const DelegationReport& report) {
       << report.nodes[1].refusals[0].second;
 }
 
-// On AVX-512 the large float 1x1 convolutions stay on edgerun's GEMM (faster there than this
-// XNNPACK), the small ones and everything else go to XNNPACK; builtin_float_gemm_min_macs 0 gives
-// XNNPACK all of them. The results agree either way.
-TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
-  SKIP_WITHOUT_XNNPACK();
-  const auto large = PointwiseConvAdd(32, 64, 128);  // 8.4M multiply-adds
-  const auto small = PointwiseConvAdd(8, 16, 32);    // 33k
+// `large` (node 0 then an ADD) keeps node 0 on edgerun's GEMM on AVX-512, with a refusal that
+// contains `reason`; with builtin_float_gemm_min_macs 0 XNNPACK takes both nodes, and `small` is
+// XNNPACK's with the default.
+void ExpectLargeStaysOnBuiltinGemm(const std::vector<uint8_t>& large, const std::vector<uint8_t>& small,
+                                   const std::string& reason) {
   const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
   {
     auto interpreter = testing::Build(large);
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();
     if (avx512) {
-      // The ADD alone is under the partition threshold: nothing is delegated.
-      EXPECT_TRUE(report.partitions.empty());
+      EXPECT_TRUE(report.partitions.empty());  // the ADD alone is under the partition threshold
       ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
-      EXPECT_NE(report.nodes[0].refusals[0].second.find("edgerun's AVX-512 GEMM"), std::string::npos)
-          << report.nodes[0].refusals[0].second;
+      EXPECT_NE(report.nodes[0].refusals[0].second.find(reason), std::string::npos) << report.nodes[0].refusals[0].second;
     } else {
       ASSERT_EQ(report.partitions.size(), 1u);
     }
@@ -810,11 +806,20 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
     ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
     EXPECT_EQ(interpreter->delegation()->partitions[0].partition.nodes, (std::vector<int>{0, 1}));
   }
-  {
-    auto interpreter = testing::Build(small);
-    ASSERT_TRUE(interpreter);
-    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
-  }
+  auto interpreter = testing::Build(small);
+  ASSERT_TRUE(interpreter);
+  ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
+}
+
+// On AVX-512 the large float 1x1 convolutions stay on edgerun's GEMM (faster there than this
+// XNNPACK), the small ones and everything else go to XNNPACK; builtin_float_gemm_min_macs 0 gives
+// XNNPACK all of them. The results agree either way.
+TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
+  SKIP_WITHOUT_XNNPACK();
+  const auto large = PointwiseConvAdd(32, 64, 128);  // 8.4M multiply-adds
+  const auto small = PointwiseConvAdd(8, 16, 32);    // 33k
+  const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
+  ExpectLargeStaysOnBuiltinGemm(large, small, "edgerun's AVX-512 GEMM");
   {
     // A 3x3 window that the GEMM reads in place counts too.
     auto interpreter = testing::Build(PointwiseConvAdd(32, 16, 64, false, 3));  // 9.4M multiply-adds
@@ -887,32 +892,7 @@ TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
   const auto large = FullyConnectedAdd(64, 512, 128);  // 4.2M multiply-adds
   const auto small = FullyConnectedAdd(4, 64, 32);
   const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
-  {
-    auto interpreter = testing::Build(large);
-    ASSERT_TRUE(interpreter);
-    const DelegationReport& report = *interpreter->delegation();
-    if (avx512) {
-      EXPECT_TRUE(report.partitions.empty());  // the ADD alone is under the partition threshold
-      ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
-      EXPECT_NE(report.nodes[0].refusals[0].second.find("fully connected of 4194304 multiply-adds"), std::string::npos)
-          << report.nodes[0].refusals[0].second;
-    } else {
-      ASSERT_EQ(report.partitions.size(), 1u);
-    }
-  }
-  {
-    InterpreterOptions options;
-    options.builtin_float_gemm_min_macs = 0;
-    auto interpreter = testing::Build(large, options);
-    ASSERT_TRUE(interpreter);
-    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
-    EXPECT_EQ(interpreter->delegation()->partitions[0].partition.nodes, (std::vector<int>{0, 1}));
-  }
-  {
-    auto interpreter = testing::Build(small);
-    ASSERT_TRUE(interpreter);
-    ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
-  }
+  ExpectLargeStaysOnBuiltinGemm(large, small, "fully connected of 4194304 multiply-adds");
   ExpectMatchesBuiltin(large, "fully connected + add, large", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 15);
   ExpectMatchesBuiltin(large, "fully connected + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 16, {}, 2);
 }

@@ -53,11 +53,11 @@ struct InterpreterOptions {
   // XNNPACK partitions of fewer nodes stay on the builtin kernels, unless they hold a
   // convolution-like node or the whole subgraph.
   int xnnpack_min_partition_nodes = 2;
-  // On CPUs with AVX-512, float32 convolutions of at least this many multiply-adds that edgerun's
-  // own GEMM reads in place (one group; 1x1 with stride 1, or windows of up to 16 rows and 1024
-  // values per output with no dilation along x) stay on that kernel, which runs them faster than
-  // the XNNPACK that edgerun is built with, and so do the depthwise convolutions that read their
-  // outputs (docs/performance.md). 0: XNNPACK takes every node it supports.
+  // On CPUs with AVX-512, float32 convolutions (one group, no dilation) and fully connected
+  // layers (constant weights, at least 8 rows) of at least this many multiply-adds stay on
+  // edgerun's own GEMM, which runs them faster than the XNNPACK that edgerun is built with, and
+  // so do the depthwise convolutions that read their outputs (docs/performance.md). 0: XNNPACK
+  // takes every node it supports.
   int64_t builtin_float_gemm_min_macs = 4000000;
   // The same for 8-bit convolutions (int8 x int8, uint8 x uint8) on CPUs with AVX-512 VNNI,
   // where edgerun's GEMM multiplies bytes four at a time (vpdpbusd) and rounds as XNNPACK does;

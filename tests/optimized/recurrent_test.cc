@@ -80,31 +80,37 @@ TEST(OptimizedRecurrent, DotRowsInt8Exact) {
 // 0..13), on each ISA's kernel; with 3 integer bits also against the templated gemmlowp port
 // (quant::fp) that the int16 TANH / LOGISTIC ops use. Odd lengths exercise the tails.
 TEST(OptimizedRecurrent, FixedPointSigmoid16BitExact) {
+  using F3 = quant::fp::FixedPoint<int16_t, 3>;
+  struct Function {
+    const char* name;
+    FixedPointSigmoid16Fn IsaKernels::*kernel;
+    int max_bits;
+    int16_t (*scalar)(int16_t, int);
+    int16_t (*gemmlowp3)(int16_t);  // quant::fp with 3 integer bits
+  };
+  const Function functions[] = {
+      {"tanh", &IsaKernels::tanh_q16, 12, quant::fp16::Tanh,
+       [](int16_t x) { return quant::fp::Tanh(F3::FromRaw(x)).raw; }},
+      {"logistic", &IsaKernels::logistic_q16, 13, quant::fp16::Logistic,
+       [](int16_t x) { return quant::fp::Logistic(F3::FromRaw(x)).raw; }},
+  };
   std::vector<int16_t> all(65536 + 13);
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int16_t>(static_cast<uint16_t>(i * 40503u));
   std::vector<int16_t> got(all.size()), want(all.size());
   const int64_t n = static_cast<int64_t>(all.size());
-  using F3 = quant::fp::FixedPoint<int16_t, 3>;
   for (int isa = 0; isa <= static_cast<int>(DetectedIsa()); ++isa) {
     const IsaKernels& kernels = KernelsFor(static_cast<Isa>(isa));
     if (kernels.tanh_q16 == nullptr) continue;
     SCOPED_TRACE(IsaName(static_cast<Isa>(isa)));
-    for (int bits = 0; bits <= 13; ++bits) {
-      if (bits <= 12) {
-        kernels.tanh_q16(all.data(), n, bits, got.data());
-        for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp16::Tanh(all[i], bits);
-        ASSERT_EQ(got, want) << "tanh, integer bits " << bits;
+    for (const Function& f : functions) {
+      for (int bits = 0; bits <= f.max_bits; ++bits) {
+        (kernels.*f.kernel)(all.data(), n, bits, got.data());
+        for (size_t i = 0; i < all.size(); ++i) want[i] = f.scalar(all[i], bits);
+        ASSERT_EQ(got, want) << f.name << ", integer bits " << bits;
         if (bits == 3) {
-          for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp::Tanh(F3::FromRaw(all[i])).raw;
-          ASSERT_EQ(got, want) << "tanh against quant::fp";
+          for (size_t i = 0; i < all.size(); ++i) want[i] = f.gemmlowp3(all[i]);
+          ASSERT_EQ(got, want) << f.name << " against quant::fp";
         }
-      }
-      kernels.logistic_q16(all.data(), n, bits, got.data());
-      for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp16::Logistic(all[i], bits);
-      ASSERT_EQ(got, want) << "logistic, integer bits " << bits;
-      if (bits == 3) {
-        for (size_t i = 0; i < all.size(); ++i) want[i] = quant::fp::Logistic(F3::FromRaw(all[i])).raw;
-        ASSERT_EQ(got, want) << "logistic against quant::fp";
       }
     }
     // In place, and a short length: nothing past n written.

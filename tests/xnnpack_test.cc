@@ -5,9 +5,11 @@
 
 #include <dirent.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "core/subgraph.h"
 #include "delegates/xnnpack/xnnpack_allocator.h"
@@ -999,13 +1001,27 @@ TEST(Xnnpack, ResizeBetweenInvocations) {
 }
 
 // Threads of this process, from /proc (Linux).
-int ProcessThreads() {
+int CountProcessThreads() {
   int n = 0;
   if (DIR* dir = opendir("/proc/self/task")) {
     while (const dirent* entry = readdir(dir)) n += entry->d_name[0] != '.';
     closedir(dir);
   }
   return n;
+}
+
+// The count once it holds still: a thread that an earlier test joined can stay listed in /proc for
+// a moment after pthread_join returns (the kernel finishes its exit after waking the joiner), which
+// once made the difference below 1 instead of 2 under ctest.
+int ProcessThreads() {
+  int last = CountProcessThreads();
+  for (int stable = 0, tries = 0; stable < 5 && tries < 1000; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const int now = CountProcessThreads();
+    stable = now == last ? stable + 1 : 0;
+    last = now;
+  }
+  return last;
 }
 
 TEST(Xnnpack, SharesTheInterpretersThreadPool) {

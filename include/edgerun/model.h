@@ -2,10 +2,12 @@
 // copied), and one Model can be shared by many interpreters on many threads.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "edgerun/status.h"
@@ -68,6 +70,10 @@ class Model {
   // safe at any time and with other threads reading. Models in memory (FromBuffer) are left
   // alone. Returns the bytes released.
   size_t ReleaseResidentPages(const void* data, size_t bytes) const;
+  // The same for many [begin, end) ranges: one release (a TLB flush) per run of ranges that lie
+  // at most a page apart, and bytes between the ranges stay readable without bringing the
+  // ranges back (see model.cc).
+  size_t ReleaseResidentPages(std::vector<std::pair<const uint8_t*, const uint8_t*>> ranges) const;
 
  private:
   Model() = default;
@@ -83,6 +89,9 @@ class Model {
   uint8_t* copy_aligned_ = nullptr;
   const tflite::Model* root_ = nullptr;
   int subgraph_nesting_ = 1;
+  // Mappings (VMAs) that ReleaseResidentPages split off the file mapping so far; bounded, since
+  // the process's map count is (vm.max_map_count, 65530 by default).
+  mutable std::atomic<int> split_mappings_{0};
 };
 
 }  // namespace edgerun

@@ -482,10 +482,7 @@ void Subgraph::ReleaseWeightPages(const void* data, size_t bytes) {
 
 void Subgraph::FlushWeightPageReleases() {
   if (pending_releases_.empty()) return;
-  const Model& model = interpreter_->model();
-  for (const ByteRange& span : MergeByteRanges(std::move(pending_releases_), /*gap=*/4096)) {
-    model.ReleaseResidentPages(span.first, static_cast<size_t>(span.second - span.first));
-  }
+  interpreter_->model().ReleaseResidentPages(std::move(pending_releases_));
   pending_releases_.clear();
   pending_release_bytes_ = 0;
 }

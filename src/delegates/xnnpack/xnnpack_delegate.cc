@@ -167,7 +167,7 @@ class XnnpackKernel : public DelegateKernel {
         packed_since_release += block_bytes;
         if (packed_since_release < Subgraph::kReleaseBatchBytes) return;
         packed_since_release = 0;
-        for (const auto& [begin, end] : weights) model.ReleaseResidentPages(begin, end - begin);
+        model.ReleaseResidentPages(weights);
       });
       // Without XNN_FLAG_YIELD_WORKERS, which would send the pool's workers to sleep after each
       // partition, so that the builtin ops after it wake them again. With or without it, the
@@ -184,7 +184,7 @@ class XnnpackKernel : public DelegateKernel {
     return status;
   }
 
-  // The byte ranges of the partition's constant inputs, merged where they touch or nearly do.
+  // The byte ranges of the partition's constant inputs.
   static std::vector<ByteRange> WeightRanges(Subgraph& graph, const Partition& partition) {
     std::vector<ByteRange> ranges;
     for (int n : partition.nodes) {
@@ -195,7 +195,7 @@ class XnnpackKernel : public DelegateKernel {
         ranges.emplace_back(begin, begin + tensor->bytes);
       }
     }
-    return MergeByteRanges(std::move(ranges), /*gap=*/4096);
+    return ranges;
   }
 
   pthreadpool_t own_threadpool_;

@@ -127,6 +127,11 @@ using ResizeRow8Fn = void (*)(const void* top, const void* bottom, int32_t chann
 using ArgMinMax8Fn = void (*)(const void* rows, int64_t count, int32_t axis_size, bool is_max,
                               const void* input_end, int32_t* out);
 
+// ---- MAX_POOL_2D, one output pixel: out[i] = clamp(max over the cells of cells[j][i], lo, hi)
+// (MaxPoolCellsF32 / MaxPoolCellsInt in simd_kernels.inc; null on the generic build).
+template <class T>
+using MaxPoolCellsFn = void (*)(const T* const* cells, int count, int n, T lo, T hi, T* out);
+
 // ---- int16 ADD / SUB / MUL with TFLite's fixed-point steps (reference::QuantizedAddSub and
 // QuantizedMul) for zero points 0 and shifts in [-31, 30], operands of the same shape.
 struct BinaryI16Args {
@@ -210,6 +215,10 @@ struct IsaKernels {
   ResizeRow8Fn resize_row_i8 = nullptr;
   ArgMinMax8Fn arg_min_max_u8 = nullptr;
   ArgMinMax8Fn arg_min_max_i8 = nullptr;
+  MaxPoolCellsFn<float> max_pool_f32 = nullptr;
+  MaxPoolCellsFn<uint8_t> max_pool_u8 = nullptr;
+  MaxPoolCellsFn<int8_t> max_pool_i8 = nullptr;
+  MaxPoolCellsFn<int16_t> max_pool_i16 = nullptr;
 };
 
 const IsaKernels& KernelsFor(Isa isa);

@@ -7,6 +7,8 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -87,6 +89,25 @@ struct Avx2 {
   static I ZeroI() { return _mm256_setzero_si256(); }
   static I Set1I(int32_t v) { return _mm256_set1_epi32(v); }
   static I LoadI(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static void StoreI(void* p, I v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+  // Lane-wise max / min and broadcast of 8- or 16-bit integers (MAX_POOL_2D).
+  template <class T>
+  static I MaxT(I a, I b) {
+    if constexpr (std::is_same_v<T, uint8_t>) return _mm256_max_epu8(a, b);
+    if constexpr (std::is_same_v<T, int8_t>) return _mm256_max_epi8(a, b);
+    if constexpr (std::is_same_v<T, int16_t>) return _mm256_max_epi16(a, b);
+  }
+  template <class T>
+  static I MinT(I a, I b) {
+    if constexpr (std::is_same_v<T, uint8_t>) return _mm256_min_epu8(a, b);
+    if constexpr (std::is_same_v<T, int8_t>) return _mm256_min_epi8(a, b);
+    if constexpr (std::is_same_v<T, int16_t>) return _mm256_min_epi16(a, b);
+  }
+  template <class T>
+  static I Set1T(T v) {
+    if constexpr (sizeof(T) == 1) return _mm256_set1_epi8(static_cast<char>(v));
+    if constexpr (sizeof(T) == 2) return _mm256_set1_epi16(static_cast<short>(v));
+  }
   static I LoadIn(const int32_t* p, int n) {
     if (n >= kLanes) return LoadI(p);
     if (n <= 0) return ZeroI();

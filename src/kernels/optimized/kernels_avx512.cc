@@ -12,6 +12,8 @@
 #endif
 #include <immintrin.h>
 
+#include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,25 @@ struct Avx512 {
   static I ZeroI() { return _mm512_setzero_si512(); }
   static I Set1I(int32_t v) { return _mm512_set1_epi32(v); }
   static I LoadI(const void* p) { return _mm512_loadu_si512(p); }
+  static void StoreI(void* p, I v) { _mm512_storeu_si512(p, v); }
+  // Lane-wise max / min and broadcast of 8- or 16-bit integers (MAX_POOL_2D).
+  template <class T>
+  static I MaxT(I a, I b) {
+    if constexpr (std::is_same_v<T, uint8_t>) return _mm512_max_epu8(a, b);
+    if constexpr (std::is_same_v<T, int8_t>) return _mm512_max_epi8(a, b);
+    if constexpr (std::is_same_v<T, int16_t>) return _mm512_max_epi16(a, b);
+  }
+  template <class T>
+  static I MinT(I a, I b) {
+    if constexpr (std::is_same_v<T, uint8_t>) return _mm512_min_epu8(a, b);
+    if constexpr (std::is_same_v<T, int8_t>) return _mm512_min_epi8(a, b);
+    if constexpr (std::is_same_v<T, int16_t>) return _mm512_min_epi16(a, b);
+  }
+  template <class T>
+  static I Set1T(T v) {
+    if constexpr (sizeof(T) == 1) return _mm512_set1_epi8(static_cast<char>(v));
+    if constexpr (sizeof(T) == 2) return _mm512_set1_epi16(static_cast<short>(v));
+  }
   static I LoadIn(const int32_t* p, int n) { return _mm512_maskz_loadu_epi32(Mask(n), p); }
   static void StoreIn(int32_t* p, I v, int n) { _mm512_mask_storeu_epi32(p, Mask(n), v); }
   static I AddI(I a, I b) { return _mm512_add_epi32(a, b); }

@@ -3,8 +3,10 @@
 // one channel at a time across the window (a stride of the depth at every cell). Every channel
 // still meets its cells in the reference's order (window rows, then columns), so the results
 // equal reference::Pool2D / AveragePoolQuantized / MaxPoolQuantized bit for bit, floats
-// included. Output pixels are shared among the threads; a few pixels with many channels (a
-// global average pool: 7x7x1280 -> 1x1x1280) split the channels instead.
+// included. MAX pooling on AVX2 / AVX-512 runs each output pixel through the ISA's kernel
+// (IsaKernels::max_pool_*), which keeps the maxima in vector registers across the window. Output
+// pixels are shared among the threads; a few pixels with many channels (a global average pool:
+// 7x7x1280 -> 1x1x1280) split the channels instead.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include "edgerun/tensor.h"
 #include "kernels/optimized/conv.h"
 #include "kernels/optimized/gemm.h"
+#include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/pooling.h"
 
 namespace edgerun::optimized {
@@ -78,6 +81,32 @@ int ForEachCell(const reference::PoolParams& p, const Shape& in_shape, const Sha
   return std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0);
 }
 
+// The ISA's kernel for one output pixel of a max pool (null: the loops below).
+template <class T>
+MaxPoolCellsFn<T> MaxPoolKernel() {
+  const IsaKernels& k = ActiveKernels();
+  if constexpr (std::is_same_v<T, float>) return k.max_pool_f32;
+  if constexpr (std::is_same_v<T, uint8_t>) return k.max_pool_u8;
+  if constexpr (std::is_same_v<T, int8_t>) return k.max_pool_i8;
+  if constexpr (std::is_same_v<T, int16_t>) return k.max_pool_i16;
+  return nullptr;
+}
+
+// Windows of up to this many cells go to the ISA kernel (their pointers on the stack).
+constexpr int kMaxKernelCells = 256;
+
+// Output pixel `pixel`, channels [c0, c1), by the ISA kernel; false (nothing done) without one.
+template <class T>
+bool MaxPoolPixel(MaxPoolCellsFn<T> kernel, const reference::PoolParams& p, const Shape& in_shape, const T* input,
+                  const Shape& out_shape, int64_t pixel, int c0, int c1, T lo, T hi, T* output) {
+  if (kernel == nullptr || static_cast<int64_t>(p.filter_h) * p.filter_w > kMaxKernelCells) return false;
+  const T* cells[kMaxKernelCells];
+  int count = 0;
+  ForEachCell(p, in_shape, out_shape, input, pixel, [&](const T* cell) { cells[count++] = cell + c0; });
+  kernel(cells, count, c1 - c0, lo, hi, output + pixel * in_shape[3] + c0);
+  return true;
+}
+
 }  // namespace pooling_detail
 
 // Float MAX (kMax) or AVERAGE pooling with the activation clamp, as reference::Pool2D.
@@ -87,7 +116,12 @@ void Pool2DF32(ThreadPool* pool, const reference::PoolParams& p, const Shape& in
   const int depth = in_shape[3];
   const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
   if (pixels <= 0 || depth <= 0) return;
+  const MaxPoolCellsFn<float> max_kernel = kMax ? pooling_detail::MaxPoolKernel<float>() : nullptr;
   pooling_detail::ForEachPixelBlock(pool, p, pixels, depth, [&](int64_t pixel, int c0, int c1) {
+    if (pooling_detail::MaxPoolPixel(max_kernel, p, in_shape, input, out_shape, pixel, c0, c1, p.act_min, p.act_max,
+                                     output)) {
+      return;
+    }
     float acc[pooling_detail::kChannelBlock];
     const int n = c1 - c0;
     std::fill(acc, acc + n, kMax ? std::numeric_limits<float>::lowest() : 0.0f);
@@ -155,7 +189,14 @@ void MaxPoolQuantized(ThreadPool* pool, const reference::PoolParams& p, const Sh
   const int depth = in_shape[3];
   const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
   if (pixels <= 0 || depth <= 0) return;
+  // The bounds in locals: read through p, they were loaded again for every value (out may
+  // alias p as far as the compiler knows), which kept the clamp loop scalar.
+  constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  const T lo = static_cast<T>(std::clamp<int32_t>(p.quant_min, kMin, kMax));
+  const T hi = static_cast<T>(std::clamp<int32_t>(p.quant_max, kMin, kMax));
+  const MaxPoolCellsFn<T> max_kernel = pooling_detail::MaxPoolKernel<T>();
   pooling_detail::ForEachPixelBlock(pool, p, pixels, depth, [&](int64_t pixel, int c0, int c1) {
+    if (pooling_detail::MaxPoolPixel(max_kernel, p, in_shape, input, out_shape, pixel, c0, c1, lo, hi, output)) return;
     T acc[pooling_detail::kChannelBlock];
     const int n = c1 - c0;
     std::fill(acc, acc + n, std::numeric_limits<T>::min());
@@ -167,11 +208,6 @@ void MaxPoolQuantized(ThreadPool* pool, const reference::PoolParams& p, const Sh
       }
     });
     T* out = output + pixel * depth + c0;
-    // The bounds in locals: read through p, they were loaded again for every value (out may
-    // alias p as far as the compiler knows), which kept this loop scalar.
-    constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
-    const T lo = static_cast<T>(std::clamp<int32_t>(p.quant_min, kMin, kMax));
-    const T hi = static_cast<T>(std::clamp<int32_t>(p.quant_max, kMin, kMax));
     for (int i = 0; i < n; ++i) {
       const T a = acc[i];
       out[i] = a < lo ? lo : (hi < a ? hi : a);

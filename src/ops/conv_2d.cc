@@ -6,6 +6,7 @@
 #include "edgerun/interpreter.h"
 #include "kernels/optimized/conv.h"
 #include "kernels/optimized/integer.h"
+#include "kernels/optimized/winograd.h"
 #include "ops/conv_util.h"
 #include "ops/row_bands.h"
 
@@ -94,10 +95,17 @@ Status Prepare(OpContext& ctx, ConvState& state) {
 void PackFloatFilter(OpContext& ctx, ConvState& state) {
   const Tensor* input = ctx.input(0);
   const Tensor* filter = ctx.input(1);
-  if (!filter->is_constant()) state.packed_f32.groups.clear();
-  const bool packed_before = !state.packed_f32.groups.empty();
-  optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), input->dim(3) / filter->dim(3),
-                               optimized::ActiveIsa(), &state.packed_f32);
+  if (!filter->is_constant()) state.packed_f32.clear();
+  const bool packed_before = !state.packed_f32.empty();
+  const int groups = input->dim(3) / filter->dim(3);
+  if (ctx.interpreter().options().float_winograd && optimized::WinogradF23Applies(state.params, filter->shape, groups)) {
+    optimized::PackWinogradF23(filter->shape, filter->data_as<float>(), optimized::ActiveIsa(),
+                               &state.packed_f32.winograd);
+  } else {
+    state.packed_f32.winograd.clear();
+    optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), groups, optimized::ActiveIsa(),
+                                 &state.packed_f32);
+  }
   // From now on the packed copy is read, not the file: its pages can leave the process, so
   // that the weights are not resident twice (a no-op for models loaded from memory).
   if (!packed_before && filter->is_constant()) ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);

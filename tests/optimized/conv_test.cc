@@ -3,7 +3,12 @@
 // of the vector width), for every instruction set of this CPU and 1 and 3 threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "kernels/optimized/conv.h"
+#include "kernels/optimized/winograd.h"
 #include "kernels/reference/batch_matmul.h"
 #include "kernels/reference/conv.h"
 #include "optimized_test_util.h"
@@ -79,6 +84,91 @@ TEST(OptimizedConv2D, FloatMatchesReference) {
       ExpectNear(got, want, static_cast<float>(kh * kw * f_c + 1));
     }
   });
+}
+
+TEST(OptimizedConv2D, WinogradMatchesReference) {
+  // F(2x2, 3x3) on random images (odd sizes end in partial tiles; paddings of 0 to 2 on each
+  // side), channel counts that are not multiples of the vector width, batches of 2. Its error
+  // against the exact (double) sum stays within a few times that of the direct float sum.
+  Random r(5);
+  double worst_ratio = 0;
+  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 12; ++iter) {
+      const int batches = r.Int(1, 2), in_h = r.Int(1, 13), in_w = r.Int(1, 13);
+      const int in_c = r.Int(16, 70), out_c = r.Int(16, 60);
+      reference::ConvParams p;
+      p.pad_h = r.Int(0, 2);
+      p.pad_w = r.Int(0, 2);
+      const int out_h = in_h + p.pad_h + r.Int(0, 2) - 2, out_w = in_w + p.pad_w + r.Int(0, 2) - 2;
+      if (out_h < 1 || out_w < 1) continue;
+      if (r.Bool()) {
+        p.act_min = 0.0f;
+        p.act_max = 6.0f;
+      }
+      const Shape in_shape{batches, in_h, in_w, in_c}, filter_shape{out_c, 3, 3, in_c};
+      const Shape out_shape{batches, out_h, out_w, out_c};
+      ASSERT_TRUE(WinogradF23Applies(p, filter_shape, 1));
+      const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(in_shape)));
+      const std::vector<float> filter = r.Floats(static_cast<size_t>(NumElements(filter_shape)));
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(out_c));
+      const float* b = r.Bool() ? bias.data() : nullptr;
+      std::vector<float> want(static_cast<size_t>(NumElements(out_shape))), got(want.size(), 123.0f);
+      reference::Conv2D(p, in_shape, input.data(), filter_shape, filter.data(), b, out_shape, want.data());
+      ConvFilterF32 packed;
+      PackWinogradF23(filter_shape, filter.data(), isa, &packed.winograd);
+      Conv2DF32(pool, p, in_shape, input.data(), filter_shape, packed, b, out_shape, got.data());
+      // The exact sums, and the direct float sum's distance from them.
+      double direct_error = 1e-30, winograd_error = 0;
+      for (int n = 0; n < batches; ++n) {
+        for (int oy = 0; oy < out_h; ++oy) {
+          for (int ox = 0; ox < out_w; ++ox) {
+            for (int o = 0; o < out_c; ++o) {
+              double sum = b ? b[o] : 0.0;
+              for (int ky = 0; ky < 3; ++ky) {
+                for (int kx = 0; kx < 3; ++kx) {
+                  const int iy = oy - p.pad_h + ky, ix = ox - p.pad_w + kx;
+                  if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) continue;
+                  for (int c = 0; c < in_c; ++c) {
+                    sum += static_cast<double>(input[((static_cast<size_t>(n) * in_h + iy) * in_w + ix) * in_c + c]) *
+                           filter[((static_cast<size_t>(o) * 3 + ky) * 3 + kx) * in_c + c];
+                  }
+                }
+              }
+              const double exact = std::min(std::max(sum, static_cast<double>(p.act_min)), static_cast<double>(p.act_max));
+              const size_t i = ((static_cast<size_t>(n) * out_h + oy) * out_w + ox) * out_c + o;
+              direct_error = std::max(direct_error, std::abs(want[i] - exact));
+              winograd_error = std::max(winograd_error, std::abs(got[i] - exact));
+            }
+          }
+        }
+      }
+      SCOPED_TRACE(::testing::Message() << "in " << batches << "x" << in_h << "x" << in_w << "x" << in_c << " pad "
+                                        << p.pad_h << "," << p.pad_w << " out " << out_h << "x" << out_w << "x"
+                                        << out_c);
+      // Every output written, and near the exact sum: 9 * in_c products of values in [-1, 1].
+      ExpectNear(got, want, static_cast<float>(9 * in_c + 1), 8e-6f);
+      EXPECT_LE(winograd_error, 8 * std::max(direct_error, 1e-6));
+      worst_ratio = std::max(worst_ratio, winograd_error / std::max(direct_error, 1e-6));
+    }
+  });
+  std::printf("Winograd F(2x2, 3x3): largest error %.2f x the direct sum's\n", worst_ratio);
+}
+
+TEST(OptimizedConv2D, WinogradOnlyForThreeByThreeStrideOne) {
+  reference::ConvParams p;
+  EXPECT_TRUE(WinogradF23Applies(p, {64, 3, 3, 64}, 1));
+  EXPECT_TRUE(WinogradF23Applies(p, {256, 3, 3, 256}, 1));
+  EXPECT_FALSE(WinogradF23Applies(p, {512, 3, 3, 512}, 1));  // transformed filters too large
+  EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 8}, 1));     // too few input channels
+  EXPECT_FALSE(WinogradF23Applies(p, {8, 3, 3, 64}, 1));     // too few output channels
+  EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 32}, 2));    // grouped
+  EXPECT_FALSE(WinogradF23Applies(p, {64, 5, 5, 64}, 1));
+  EXPECT_FALSE(WinogradF23Applies(p, {64, 1, 1, 64}, 1));
+  p.stride_w = 2;
+  EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 64}, 1));
+  p.stride_w = 1;
+  p.dilation_h = 2;
+  EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 64}, 1));
 }
 
 TEST(OptimizedConv2D, WindowRowsReadInPlaceMatchReference) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/optimized/winograd.h"
+
 namespace edgerun::optimized {
 
 void ParallelRows(ThreadPool* pool, int64_t rows, int64_t min_rows, const std::function<void(int64_t, int64_t)>& fn) {
@@ -108,6 +110,10 @@ bool WindowRowsInPlace(int kh, int64_t depth, int64_t out_channels, int groups, 
 void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
                const Shape& filter_shape, const ConvFilterF32& filter, const float* bias, const Shape& out_shape,
                float* output) {
+  if (!filter.winograd.empty()) {
+    ConvWinogradF23(pool, p, in_shape, input, filter.winograd, bias, out_shape, output);
+    return;
+  }
   const int in_c = in_shape[3];
   const int out_c = filter_shape[0], kh = filter_shape[1], kw = filter_shape[2], f_c = filter_shape[3];
   const int groups = in_c / f_c, per_group = out_c / groups;

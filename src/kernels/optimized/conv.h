@@ -16,6 +16,13 @@ namespace edgerun::optimized {
 // filter data and ISA stay the same).
 struct ConvFilterF32 {
   std::vector<PackedF32> groups;
+  // Instead, the 16 transformed filters of F(2x2, 3x3) (winograd.h): Conv2DF32 then runs by them.
+  std::vector<PackedF32> winograd;
+  bool empty() const { return groups.empty() && winograd.empty(); }
+  void clear() {
+    groups.clear();
+    winograd.clear();
+  }
 };
 void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out);
 

@@ -132,6 +132,15 @@ using ArgMinMax8Fn = void (*)(const void* rows, int64_t count, int32_t axis_size
 template <class T>
 using MaxPoolCellsFn = void (*)(const T* const* cells, int count, int n, T lo, T hi, T* out);
 
+// ---- Winograd F(2x2, 3x3) transforms (winograd.cc), channels [0, n) a vector at a time.
+// Input: the 4x4 block whose 16 cells (NHWC pixels, row-major) are cells[0..15] into
+// v[position * stride + channel], V = B^T d B.
+using WinogradInputFn = void (*)(const float* const* cells, int n, float* v, int64_t stride);
+// Output: the tile's 2x2 outputs from m[position * stride + channel], Y = A^T M A, plus the bias
+// (or none), clamped to [lo, hi], into out[0..3] (row-major).
+using WinogradOutputFn = void (*)(const float* m, int64_t stride, int n, const float* bias, float lo, float hi,
+                                  float* const* out);
+
 // ---- int16 ADD / SUB / MUL with TFLite's fixed-point steps (reference::QuantizedAddSub and
 // QuantizedMul) for zero points 0 and shifts in [-31, 30], operands of the same shape.
 struct BinaryI16Args {
@@ -215,6 +224,8 @@ struct IsaKernels {
   ResizeRow8Fn resize_row_i8 = nullptr;
   ArgMinMax8Fn arg_min_max_u8 = nullptr;
   ArgMinMax8Fn arg_min_max_i8 = nullptr;
+  WinogradInputFn winograd_input_f32 = nullptr;  // null (generic): the scalar loops in winograd.cc
+  WinogradOutputFn winograd_output_f32 = nullptr;
   MaxPoolCellsFn<float> max_pool_f32 = nullptr;
   MaxPoolCellsFn<uint8_t> max_pool_u8 = nullptr;
   MaxPoolCellsFn<int8_t> max_pool_i8 = nullptr;

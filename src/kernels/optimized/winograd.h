@@ -1,0 +1,37 @@
+// Float CONV_2D 3x3, stride 1, by Winograd's minimal filtering F(2x2, 3x3) (Lavin & Gray 2015):
+// each 2x2 block of outputs from a 4x4 block of input with 16 multiplies per input channel and
+// output channel instead of 36. The product becomes 16 GEMMs (one per position of the 4x4
+// transformed block) of [tiles x C] by [C x O] on the ISA's GEMM kernel, between an input and
+// an output transform of additions. Results differ from the direct sum by rounding only (the
+// transforms' 0.5 factors are exact; the filter is transformed in double), a few times the
+// difference between two summation orders.
+#pragma once
+
+#include <vector>
+
+#include "edgerun/tensor.h"
+#include "kernels/optimized/cpu.h"
+#include "kernels/optimized/gemm.h"
+#include "kernels/reference/conv.h"
+
+namespace edgerun {
+class ThreadPool;
+}
+
+namespace edgerun::optimized {
+
+// Whether a float convolution runs by F(2x2, 3x3): a 3x3 window, stride 1, no dilation, one group,
+// at least 16 input and 16 output channels (fewer leave the GEMMs too thin to gain), and at most
+// 128 x 128 channel pairs: the 16 transformed filters (16 x C x O floats, 1 MiB at 128 x 128)
+// are read for every block of tiles, and over that they stream from L3 (ResNet-18's 14x14x256
+// layers lost more than the saved multiplies).
+bool WinogradF23Applies(const reference::ConvParams& p, const Shape& filter_shape, int groups);
+
+// The 16 transformed filters U = G g G^T of a [O][3][3][C] filter, each packed as B (C x O).
+void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, std::vector<PackedF32>* u);
+
+// The convolution (NHWC, any batch and padding), split over the pool by blocks of tiles.
+void ConvWinogradF23(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
+                     const std::vector<PackedF32>& u, const float* bias, const Shape& out_shape, float* output);
+
+}  // namespace edgerun::optimized

@@ -131,8 +131,9 @@ struct Result {
 // With `fuse`, every chain is fused (fuse_all_row_chains), whatever the cost rules say, unless
 // `cost_rules`.
 Result RunChain(const std::vector<uint8_t>& bytes, bool fuse, int threads, uint32_t seed, bool xnnpack = false,
-                bool cost_rules = false) {
+                bool cost_rules = false, bool winograd = true) {
   InterpreterOptions options;
+  options.float_winograd = winograd;
   options.fuse_row_chains = fuse;
   options.fuse_all_row_chains = !cost_rules;
   options.num_threads = threads;
@@ -224,6 +225,36 @@ TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
     }
   }
   EXPECT_GT(fused_cases, 20);
+}
+
+TEST(FusedRows, AWinogradConvolutionStaysOutOfTheChain) {
+  // A float 3x3 stride-1 convolution of 16+ channels runs by Winograd tiles from the image's
+  // first row; by bands they would start at each band's: other rounding. It stays unfused, the
+  // depthwise and projection after it fuse, and the results are the unfused ones bit for bit.
+  Chain c;
+  c.h = c.w = 20;
+  c.in_c = 16;
+  c.mid_c = 32;
+  c.expand_window = 3;
+  const auto bytes = ChainModel(c, 3);
+  const Result want = RunChain(bytes, false, 1, 3);
+  for (int threads : {1, 2}) {
+    const Result got = RunChain(bytes, true, threads, 3);
+    EXPECT_EQ(got.outputs, want.outputs);
+    if (threads == 1) {
+      EXPECT_EQ(got.fused_nodes, 2);
+    }
+  }
+  // InterpreterOptions::float_winograd off: the direct sum, which fuses, other bits, near.
+  const Result direct = RunChain(bytes, true, 1, 3, false, false, /*winograd=*/false);
+  EXPECT_EQ(direct.fused_nodes, 3);
+  ASSERT_EQ(direct.outputs.size(), want.outputs.size());
+  ASSERT_EQ(direct.outputs[0].size(), want.outputs[0].size());
+  EXPECT_NE(direct.outputs[0], want.outputs[0]);
+  std::vector<float> a(want.outputs[0].size() / 4), b(a.size());
+  std::memcpy(a.data(), want.outputs[0].data(), want.outputs[0].size());
+  std::memcpy(b.data(), direct.outputs[0].data(), direct.outputs[0].size());
+  EXPECT_TRUE(testing::AllNear(a, b, 1e-4f));
 }
 
 // The residual ADD joins its block, with either operand order, in LiteRT's 8-bit arithmetic

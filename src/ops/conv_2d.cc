@@ -91,6 +91,15 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, out_c});
 }
 
+// Whether the float32 kernel runs this convolution by Winograd F(2x2, 3x3).
+bool UsesWinograd(const OpContext& ctx, const ConvState& state) {
+  const Tensor* input = ctx.input(0);
+  const Tensor* filter = ctx.input(1);
+  return input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32 &&
+         ctx.interpreter().options().float_winograd &&
+         optimized::WinogradF23Applies(state.params, filter->shape, input->dim(3) / filter->dim(3));
+}
+
 // Packs a float32 filter for the optimized kernel (once for a constant filter).
 void PackFloatFilter(OpContext& ctx, ConvState& state) {
   const Tensor* input = ctx.input(0);
@@ -98,7 +107,7 @@ void PackFloatFilter(OpContext& ctx, ConvState& state) {
   if (!filter->is_constant()) state.packed_f32.clear();
   const bool packed_before = !state.packed_f32.empty();
   const int groups = input->dim(3) / filter->dim(3);
-  if (ctx.interpreter().options().float_winograd && optimized::WinogradF23Applies(state.params, filter->shape, groups)) {
+  if (UsesWinograd(ctx, state)) {
     optimized::PackWinogradF23(filter->shape, filter->data_as<float>(), optimized::ActiveIsa(),
                                &state.packed_f32.winograd);
   } else {
@@ -306,6 +315,9 @@ std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx) {
       ((input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8) ||
        (input->type == TensorType::kInt8 && (filter->type == TensorType::kInt8 || filter->type == TensorType::kInt4)));
   if (!float_path && !byte_dots) return nullptr;
+  // Winograd's tiles would start at each band's first row instead of the image's: other
+  // rounding than the same convolution unfused.
+  if (float_path && UsesWinograd(ctx, *state)) return nullptr;
   return std::make_unique<Conv2DRows>(state, input->dim(1), filter->dim(1));
 }
 

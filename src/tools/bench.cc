@@ -43,6 +43,8 @@ const char kBenchUsage[] =
     "                      them all)\n"
     "  --builtin-int8-gemm-min-macs N  the same for 8-bit convolutions (default 1: all)\n"
     "  --no-xnnpack        same as --delegate none\n"
+    "  --no-winograd       float32 3x3 convolutions by the direct sum, not Winograd F(2x2, 3x3)\n"
+    "                      (InterpreterOptions::float_winograd off)\n"
     "  --no-fuse           run every convolution as its own node (InterpreterOptions::fuse_row_chains\n"
     "                      off), to compare with the fused chains\n"
     "  --fuse-all          fuse every chain that can run by bands, also where the cost rules say\n"
@@ -75,6 +77,7 @@ struct Options {
   long long builtin_gemm_min_macs = -1;  // -1: the interpreter's default
   long long builtin_int8_gemm_min_macs = -1;
   bool fuse = true;
+  bool winograd = true;
   bool fuse_all = false;
   double min_secs = 1.0, max_secs = 150.0;
   bool profile = false, json = false, progress = true;
@@ -130,6 +133,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       o->delegate = "none";
     } else if (a == "--no-fuse") {
       o->fuse = false;
+    } else if (a == "--no-winograd") {
+      o->winograd = false;
     } else if (a == "--fuse-all") {
       o->fuse_all = true;
     } else if (a == "--delegate") {
@@ -366,6 +371,7 @@ int RunBench(const std::vector<std::string>& args) {
   if (o.builtin_gemm_min_macs >= 0) options.builtin_float_gemm_min_macs = o.builtin_gemm_min_macs;
   if (o.builtin_int8_gemm_min_macs >= 0) options.builtin_int8_gemm_min_macs = o.builtin_int8_gemm_min_macs;
   options.fuse_row_chains = o.fuse;
+  options.float_winograd = o.winograd;
   options.fuse_all_row_chains = o.fuse_all;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 

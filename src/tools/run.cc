@@ -32,6 +32,8 @@ const char kRunUsage[] =
     "  --threads N         threads for the kernels (default 1)\n"
     "  --delegate NAME     xnnpack (default: XNNPACK runs the ops it supports) or none\n"
     "  --no-xnnpack        same as --delegate none: builtin kernels only\n"
+    "  --no-winograd       float32 3x3 convolutions by the direct sum, not Winograd F(2x2, 3x3)\n"
+    "                      (InterpreterOptions::float_winograd off)\n"
     "  --no-fuse           run every convolution as its own node (no fused chains)\n"
     "  --json              print the summary as JSON\n"
     "resource limits (exceeding one is an error):\n";
@@ -75,6 +77,7 @@ struct Options {
   long long threads = 1;
   bool use_xnnpack = true;
   bool fuse = true;
+  bool winograd = true;
   bool delegate_given = false;
   InterpreterOptions interpreter = DefaultCliOptions();
   double timeout_seconds = 0;
@@ -127,6 +130,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       o->use_xnnpack = false;
     } else if (a == "--no-fuse") {
       o->fuse = false;
+    } else if (a == "--no-winograd") {
+      o->winograd = false;
     } else if (a == "--npy") {
       o->npy = true;
     } else if (a == "--json") {
@@ -200,6 +205,7 @@ int RunRun(const std::vector<std::string>& args) {
   options.num_threads = static_cast<int>(o.threads);
   options.use_xnnpack = o.use_xnnpack;
   options.fuse_row_chains = o.fuse;
+  options.float_winograd = o.winograd;
   if (o.use_xnnpack && o.delegate_given && !XnnpackAvailable()) {
     return Fail("--delegate xnnpack: this edgerun was built without XNNPACK (libxnnpack-dev)");
   }

@@ -144,6 +144,8 @@ expect_rc 1 "bench on a missing file" -- "$EDGERUN" bench "$TMP/none.tflite"
 head -c 100 /dev/zero > "$TMP/short.bin"
 expect_rc 1 "bench with an input of the wrong size" -- "$EDGERUN" bench "$TMP/tiny.tflite" --input "$TMP/short.bin"
 expect_rc 0 "bench --delegate none" -- "$EDGERUN" bench "$TMP/tiny.tflite" --delegate none --json "${FAST[@]}"
+expect_rc 0 "bench --no-winograd" -- "$EDGERUN" bench "$TMP/tiny.tflite" --no-winograd --delegate none "${FAST[@]}"
+expect_rc 0 "run --no-winograd" -- "$EDGERUN" run "$TMP/tiny.tflite" --no-winograd
 "$EDGERUN" bench "$TMP/tiny.tflite" --delegate xnnpack "${FAST[@]}" >/dev/null 2>"$TMP/stderr"
 rc=$?
 if [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 1 ] && grep -q "not available" "$TMP/stderr"; }; then

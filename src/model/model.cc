@@ -332,7 +332,9 @@ size_t Model::ReleaseResidentPages(std::vector<std::pair<const uint8_t*, const u
   // other bytes stay in the file's mapping. MADV_RANDOM's own effect, no read-ahead when a
   // released page is read again, suits bytes that are not meant to be read again.
   constexpr int kMaxSplitMappings = 8192;
-  for (const ByteRange& r : ranges) {
+  // Ranges that touch are one (a filter released a panel of rows at a time): no one-page
+  // mapping between them.
+  for (const ByteRange& r : MergeByteRanges(ranges, 0)) {
     const uintptr_t first = (reinterpret_cast<uintptr_t>(r.first) + page - 1) / page * page;
     const uintptr_t last = reinterpret_cast<uintptr_t>(r.second) / page * page;
     if (first >= last || split_mappings_.fetch_add(2) >= kMaxSplitMappings) continue;

@@ -292,6 +292,43 @@ TEST(OptimizedGemm, StreamedLargePanelsMatchReference) {
   });
 }
 
+TEST(OptimizedGemm, PackingReportsEverySourceRowOnceInOrder) {
+  // The callback that lets a caller release a filter's file pages during the packing: every row
+  // of w once, in order, each run after it was read (the packed result is still the whole B), and
+  // ZeroF32Panels gives the layout that PackF32FromNK fills.
+  Random r(9);
+  for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
+    const Isa isa = static_cast<Isa>(i);
+    for (int iter = 0; iter < 20; ++iter) {
+      const int n = r.Int(1, 90), k = r.Int(1, 40);
+      std::vector<float> w = r.Floats(static_cast<size_t>(n) * k);
+      int64_t next_row = 0;
+      bool in_order = true;
+      const ConsumedRowsFn consumed = [&](const float* first, int64_t rows) {
+        in_order = in_order && first == w.data() + next_row * k && rows > 0;
+        next_row += rows;
+        // Overwritten once reported: the packed copy must not read the rows again.
+        std::fill(w.begin() + (first - w.data()), w.begin() + (first - w.data()) + rows * k, 1e30f);
+      };
+      const std::vector<float> original = w;
+      PackedF32 packed, zeros;
+      PackF32FromNK(w.data(), k, n, k, isa, &packed, 0, &consumed);
+      EXPECT_TRUE(in_order);
+      EXPECT_EQ(next_row, n);
+      ZeroF32Panels(n, k, isa, &zeros);
+      ASSERT_EQ(zeros.nr, packed.nr);
+      ASSERT_EQ(zeros.data.size(), packed.data.size());
+      for (int col = 0; col < n; ++col) {
+        for (int kk = 0; kk < k; ++kk) {
+          const int64_t at = static_cast<int64_t>(col / packed.nr) * k * packed.nr + kk * packed.nr + col % packed.nr;
+          ASSERT_EQ(packed.data.data()[at], original[static_cast<size_t>(col) * k + kk]);
+          ASSERT_EQ(zeros.data.data()[at], 0.0f);
+        }
+      }
+    }
+  }
+}
+
 TEST(OptimizedGemm, PackedFromKNMatchesReferenceMatMul) {
   Random r(5);
   ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {

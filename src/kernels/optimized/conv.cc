@@ -19,7 +19,8 @@ void ParallelRows(ThreadPool* pool, int64_t rows, int64_t min_rows, const std::f
   });
 }
 
-void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out) {
+void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out,
+                       const ConsumedRowsFn* consumed) {
   const int out_c = filter_shape[0];
   const int k = filter_shape[1] * filter_shape[2] * filter_shape[3];
   const int per_group = out_c / groups;
@@ -29,7 +30,7 @@ void PackConvFilterF32(const Shape& filter_shape, const float* filter, int group
   }
   out->groups.resize(static_cast<size_t>(groups));
   for (int g = 0; g < groups; ++g) {
-    PackF32FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, isa, &out->groups[g]);
+    PackF32FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, isa, &out->groups[g], 0, consumed);
   }
   // Marks the whole set as packed from `filter` (group 0's source is its start).
   out->groups[0].source = filter;

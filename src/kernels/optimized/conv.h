@@ -24,7 +24,8 @@ struct ConvFilterF32 {
     winograd.clear();
   }
 };
-void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out);
+void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out,
+                       const ConsumedRowsFn* consumed = nullptr);
 
 // Whether Conv2DF32 reads the window rows of a convolution in place (GemmF32TileRows, no im2col
 // copy) for the pixels whose window is inside the image horizontally: one group, no dilation

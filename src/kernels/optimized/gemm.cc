@@ -96,7 +96,20 @@ int PanelWidthF32(const IsaKernels& kern, int n) {
 
 }  // namespace
 
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width) {
+void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out) {
+  const int nr = PanelWidthF32(KernelsFor(isa), n);
+  out->isa = isa;
+  out->n = n;
+  out->k = k;
+  out->nr = nr;
+  out->source = nullptr;
+  const size_t size = static_cast<size_t>((n + nr - 1) / nr) * k * nr;
+  out->data.Resize(size);
+  std::fill(out->data.data(), out->data.data() + size, 0.0f);
+}
+
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width,
+                   const ConsumedRowsFn* consumed) {
   const int nr = panel_width > 0 ? panel_width : PanelWidthF32(KernelsFor(isa), n);
   out->isa = isa;
   out->n = n;
@@ -125,6 +138,7 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
         for (int kk = 0; kk < kb; ++kk) std::fill(block + kk * nr + cols, block + (kk + 1) * nr, 0.0f);
       }
     }
+    if (consumed != nullptr) (*consumed)(w + static_cast<int64_t>(p) * nr * ldw, cols);
   }
 }
 

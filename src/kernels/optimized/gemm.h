@@ -90,7 +90,15 @@ struct PackedF32 {
 // B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights. Panels
 // of the ISA's GEMM width, or of panel_width columns when that is > 0 (kBlockedPanelWidth for
 // IsaKernels::matmul_blocked_panels_f32).
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width = 0);
+// `consumed`, when given, hears of each run of source rows [first, first + rows) once packed and
+// not read again (a caller releases the model file's pages of a large filter as the packing goes,
+// instead of holding file and copy at once).
+using ConsumedRowsFn = std::function<void(const float* first, int64_t rows)>;
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width = 0,
+                   const ConsumedRowsFn* consumed = nullptr);
+// B of n columns and depth k, all zeros, in the panels PackF32FromNK would use, for a packer that
+// writes B[kk][col] itself: at data[(col / nr) * k * nr + kk * nr + col % nr].
+void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out);
 // B stored [k][n] (rows ldb apart).
 void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out, int panel_width = 0);
 

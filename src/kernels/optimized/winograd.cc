@@ -72,17 +72,21 @@ bool WinogradF23Applies(const reference::ConvParams& p, const Shape& filter_shap
   return o >= 16 && c >= 16 && static_cast<int64_t>(o) * c <= kMaxChannelPairs;
 }
 
-void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, std::vector<PackedF32>* u) {
+void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, std::vector<PackedF32>* u,
+                     const ConsumedRowsFn* consumed) {
   const int o = filter_shape[0], c = filter_shape[3];
   if (static_cast<int>(u->size()) == kPositions && (*u)[0].source == filter && (*u)[0].isa == isa &&
       (*u)[0].n == o && (*u)[0].k == c) {
     return;
   }
-  // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in double, as [position][o][c].
-  // Block memory, not the heap: up to 4 MiB that the C allocator would keep after the packing.
-  AlignedBuffer<float> transformed;
-  transformed.Resize(static_cast<size_t>(kPositions) * o * c);
+  // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in double, written straight into
+  // the 16 packed operands (B[c][o] of each): no transposed copy of all 16 (4 MiB at 256 x 256)
+  // resident next to the file's filter and the packed result while packing.
+  u->resize(kPositions);
+  for (PackedF32& b : *u) ZeroF32Panels(o, c, isa, &b);
+  const int nr = (*u)[0].nr;
   for (int oc = 0; oc < o; ++oc) {
+    const int64_t column = static_cast<int64_t>(oc / nr) * c * nr + oc % nr;
     for (int ch = 0; ch < c; ++ch) {
       double g[3][3];
       for (int ky = 0; ky < 3; ++ky) {
@@ -95,18 +99,18 @@ void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, st
         t[2][kx] = 0.5 * (g[0][kx] - g[1][kx] + g[2][kx]);
         t[3][kx] = g[2][kx];
       }
+      const int64_t at = column + static_cast<int64_t>(ch) * nr;
       for (int i = 0; i < 4; ++i) {  // (G g) G^T
         const double row[4] = {t[i][0], 0.5 * (t[i][0] + t[i][1] + t[i][2]), 0.5 * (t[i][0] - t[i][1] + t[i][2]),
                                t[i][2]};
-        for (int j = 0; j < 4; ++j) {
-          transformed.data()[(static_cast<size_t>(i * 4 + j) * o + oc) * c + ch] = static_cast<float>(row[j]);
-        }
+        for (int j = 0; j < 4; ++j) (*u)[i * 4 + j].data.data()[at] = static_cast<float>(row[j]);
       }
     }
-  }
-  u->resize(kPositions);
-  for (int position = 0; position < kPositions; ++position) {
-    PackF32FromNK(transformed.data() + static_cast<size_t>(position) * o * c, c, o, c, isa, &(*u)[position]);
+    // Output channels a panel at a time (the source rows are 9 x c floats).
+    if (consumed != nullptr && (oc % nr == nr - 1 || oc == o - 1)) {
+      const int first = oc / nr * nr;
+      (*consumed)(filter + static_cast<int64_t>(first) * 9 * c, oc + 1 - first);
+    }
   }
   (*u)[0].source = filter;
 }

@@ -28,7 +28,8 @@ namespace edgerun::optimized {
 bool WinogradF23Applies(const reference::ConvParams& p, const Shape& filter_shape, int groups);
 
 // The 16 transformed filters U = G g G^T of a [O][3][3][C] filter, each packed as B (C x O).
-void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, std::vector<PackedF32>* u);
+void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, std::vector<PackedF32>* u,
+                     const ConsumedRowsFn* consumed = nullptr);
 
 // The convolution (NHWC, any batch and padding), split over the pool by blocks of tiles.
 void ConvWinogradF23(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,

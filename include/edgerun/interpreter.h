@@ -59,7 +59,8 @@ struct InterpreterOptions {
   // so do the depthwise convolutions that read their outputs (docs/performance.md). 0: XNNPACK
   // takes every node it supports.
   int64_t builtin_float_gemm_min_macs = 4000000;
-  // Float32 3x3 stride-1 convolutions on the builtin kernels (16 to 128 channels in and out) by
+  // Float32 3x3 stride-1 convolutions on the builtin kernels (16+ channels in and out, at most
+  // 128 x 128) by
   // Winograd's F(2x2, 3x3): 16 multiplies per 2x2 outputs instead of 36, results within rounding
   // of the direct sum (kernels/optimized/winograd.h). False: the direct GEMM, as TFLite does.
   bool float_winograd = true;

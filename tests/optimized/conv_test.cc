@@ -157,8 +157,9 @@ TEST(OptimizedConv2D, WinogradMatchesReference) {
 TEST(OptimizedConv2D, WinogradOnlyForThreeByThreeStrideOne) {
   reference::ConvParams p;
   EXPECT_TRUE(WinogradF23Applies(p, {64, 3, 3, 64}, 1));
-  EXPECT_TRUE(WinogradF23Applies(p, {256, 3, 3, 256}, 1));
-  EXPECT_FALSE(WinogradF23Applies(p, {512, 3, 3, 512}, 1));  // transformed filters too large
+  EXPECT_TRUE(WinogradF23Applies(p, {128, 3, 3, 128}, 1));
+  EXPECT_TRUE(WinogradF23Applies(p, {16, 3, 3, 1024}, 1));
+  EXPECT_FALSE(WinogradF23Applies(p, {256, 3, 3, 256}, 1));  // transformed filters too large
   EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 8}, 1));     // too few input channels
   EXPECT_FALSE(WinogradF23Applies(p, {8, 3, 3, 64}, 1));     // too few output channels
   EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 32}, 2));    // grouped

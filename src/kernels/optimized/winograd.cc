@@ -10,7 +10,7 @@ namespace edgerun::optimized {
 namespace {
 
 constexpr int kPositions = 16;  // of a transformed 4x4 block
-constexpr int64_t kMaxChannelPairs = 256 * 256;
+constexpr int64_t kMaxChannelPairs = 128 * 128;
 
 // Tiles per block: the block's transformed inputs (16 x T x C) and products (16 x T x O) take
 // about 384 KB, in L2 with one transformed filter at a time.
@@ -80,8 +80,8 @@ void PackWinogradF23(const Shape& filter_shape, const float* filter, Isa isa, st
     return;
   }
   // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in double, written straight into
-  // the 16 packed operands (B[c][o] of each): no transposed copy of all 16 (4 MiB at 256 x 256)
-  // resident next to the file's filter and the packed result while packing.
+  // the 16 packed operands (B[c][o] of each): no transposed copy of all 16 resident next to the
+  // file's filter and the packed result while packing.
   u->resize(kPositions);
   for (PackedF32& b : *u) ZeroF32Panels(o, c, isa, &b);
   const int nr = (*u)[0].nr;

@@ -22,9 +22,10 @@ namespace edgerun::optimized {
 
 // Whether a float convolution runs by F(2x2, 3x3): a 3x3 window, stride 1, no dilation, one group,
 // at least 16 input and 16 output channels (fewer leave the GEMMs too thin to gain), and at most
-// 128 x 128 channel pairs: the 16 transformed filters (16 x C x O floats, 1 MiB at 128 x 128)
-// are read for every block of tiles, and over that they stream from L3 (ResNet-18's 14x14x256
-// layers lost more than the saved multiplies).
+// 128 x 128 channel pairs. The 16 transformed filters take 16/9 of the direct one's memory: at
+// 256 x 256 (ResNet-18's 14x14 layers, 1.18 -> 0.72 ms each) the 5 MiB more took ResNet-18 float
+// over its peak-RSS budget (68.7 MiB against weights + arena + 15 MiB = 63.4; 63.4 at 128 x 128)
+// for 5% of its time; at 512 x 512 (16 MiB read for every block of tiles) it was slower too.
 bool WinogradF23Applies(const reference::ConvParams& p, const Shape& filter_shape, int groups);
 
 // The 16 transformed filters U = G g G^T of a [O][3][3][C] filter, each packed as B (C x O).

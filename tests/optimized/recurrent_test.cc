@@ -2,6 +2,8 @@
 // kernels/reference/recurrent_util.h on random shapes, odd sizes and tails included.
 #include "kernels/optimized/recurrent.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -29,6 +31,38 @@ TEST(OptimizedRecurrent, MatVecAccumulateMatchesReference) {
       reference::MatVecAccumulate(matrix.data(), rows, cols, vectors.data(), batch, want.data(), stride);
       MatVecAccumulate(matrix.data(), rows, cols, vectors.data(), batch, got.data(), stride);
       testing::ExpectNear(got, want, static_cast<float>(cols));
+    }
+  });
+}
+
+TEST(OptimizedRecurrent, GateActivationsNearTheReference) {
+  // tanh and the sigmoid of the float recurrent gates on the vector kernels: within a few ulp of
+  // the reference's libm values, in place as well, every length to 70 (tails), large inputs
+  // (saturation) included; the other activations are the reference's exactly.
+  Random r(11);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    if (pool->num_threads() != 1) return;
+    for (auto act : {reference::VectorActivation::kTanh, reference::VectorActivation::kSigmoid,
+                     reference::VectorActivation::kRelu6, reference::VectorActivation::kSignBit}) {
+      for (int n = 0; n <= 70; ++n) {
+        std::vector<float> x = r.Floats(static_cast<size_t>(n), -12.0f, 12.0f);
+        if (n > 3) x[3] = 90.0f;
+        if (n > 4) x[4] = -90.0f;
+        std::vector<float> want(x.size()), got(x.size()), in_place = x;
+        reference::ApplyActivation(x.data(), n, act, want.data());
+        ApplyActivationF32(x.data(), n, act, got.data());
+        ApplyActivationF32(in_place.data(), n, act, in_place.data());
+        const bool exact = act != reference::VectorActivation::kTanh && act != reference::VectorActivation::kSigmoid;
+        for (int i = 0; i < n; ++i) {
+          SCOPED_TRACE(::testing::Message() << "n " << n << " x " << x[i]);
+          ASSERT_EQ(in_place[i], got[i]);
+          if (exact) {
+            ASSERT_EQ(got[i], want[i]);
+          } else {
+            ASSERT_NEAR(got[i], want[i], 4 * std::numeric_limits<float>::epsilon() * std::max(1e-30f, std::abs(want[i])) + 1e-37f);
+          }
+        }
+      }
     }
   });
 }

@@ -2,9 +2,17 @@
 
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/isa_kernels.h"
+#include "kernels/reference/recurrent_util.h"
 #include "quant/lstm_quant.h"
 
 namespace edgerun::optimized {
+
+void ApplyActivationF32(const float* in, int64_t n, reference::VectorActivation act, float* out) {
+  const IsaKernels& k = ActiveKernels();
+  if (act == reference::VectorActivation::kTanh && k.tanh_f32 != nullptr) return k.tanh_f32(in, n, out);
+  if (act == reference::VectorActivation::kSigmoid && k.logistic_f32 != nullptr) return k.logistic_f32(in, n, out);
+  reference::ApplyActivation(in, n, act, out);
+}
 
 void MatVecAccumulate(const float* matrix, int rows, int cols, const float* vectors, int n_batch, float* result,
                       int result_stride) {

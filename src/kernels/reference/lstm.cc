@@ -73,7 +73,7 @@ void GateFloat(const LstmFloatGate& g, const LstmDims& d, const float* input, bo
     }
   }
   if (g.layer_norm) LayerNormFloat(gate, d.n_batch, n_cell, g.layer_norm, g.bias);
-  ApplyActivation(gate, static_cast<int64_t>(d.n_batch) * n_cell, act, gate);
+  optimized::ApplyActivationF32(gate, static_cast<int64_t>(d.n_batch) * n_cell, act, gate);
 }
 
 // c = f .* c + i .* g, with i = 1 - f for CIFG (input_gate null); the forget gate is used as
@@ -125,7 +125,7 @@ void LstmStepFloat(const LstmFloatWeights& w, const LstmDims& d, const float* in
   GateFloat(w.gates[kOutputGate], d, input, input_is_zero, aux_input, aux_is_zero, output_state, cell_state,
             VectorActivation::kSigmoid, gates[kOutputGate]);
 
-  ApplyActivation(cell_state, cells, w.activation, hidden);
+  optimized::ApplyActivationF32(cell_state, cells, w.activation, hidden);
   for (int64_t i = 0; i < cells; ++i) hidden[i] = gates[kOutputGate][i] * hidden[i];
   if (w.projection_weights) {
     for (int b = 0; b < d.n_batch; ++b) {
@@ -197,7 +197,7 @@ void GateHybrid(const LstmHybridGate& g, const LstmDims& d, const HybridInputs& 
     }
   }
   if (g.layer_norm) LayerNormFloat(gate, d.n_batch, n_cell, g.layer_norm, g.bias);
-  ApplyActivation(gate, static_cast<int64_t>(d.n_batch) * n_cell, act, gate);
+  optimized::ApplyActivationF32(gate, static_cast<int64_t>(d.n_batch) * n_cell, act, gate);
 }
 
 }  // namespace
@@ -269,7 +269,7 @@ void LstmStepHybrid(const LstmHybridWeights& w, const LstmDims& d, const float* 
   GateHybrid(w.gates[kOutputGate], d, in, cell_state, VectorActivation::kSigmoid, product_scales, recovered_peephole,
              gates[kOutputGate]);
 
-  ApplyActivation(cell_state, cells, w.activation, hidden);
+  optimized::ApplyActivationF32(cell_state, cells, w.activation, hidden);
   for (int64_t i = 0; i < cells; ++i) hidden[i] = gates[kOutputGate][i] * hidden[i];
   if (w.projection_weights) {
     for (int b = 0; b < d.n_batch; ++b) {

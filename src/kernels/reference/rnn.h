@@ -35,7 +35,7 @@ inline void RnnStepFloat(const RnnFloatWeights& w, const RnnDims& d, const float
   optimized::MatVecAccumulate(w.recurrent_weights, d.num_units, d.num_units, hidden_state, d.n_batch, output, output_stride);
   for (int b = 0; b < d.n_batch; ++b) {
     float* row = output + static_cast<int64_t>(b) * output_stride;
-    ApplyActivation(row, d.num_units, act, row);
+    optimized::ApplyActivationF32(row, d.num_units, act, row);
     std::copy_n(row, d.num_units, hidden_state + static_cast<int64_t>(b) * d.num_units);
   }
 }
@@ -80,7 +80,7 @@ inline void RnnStepHybrid(const RnnHybridWeights& w, const RnnDims& d, const flo
   product(hidden_state, d.num_units, q_hidden, w.recurrent_weights, w.recurrent_scale, w.recurrent_row_sums);
   for (int b = 0; b < d.n_batch; ++b) {
     float* row = output + static_cast<int64_t>(b) * output_stride;
-    ApplyActivation(row, d.num_units, act, row);
+    optimized::ApplyActivationF32(row, d.num_units, act, row);
     std::copy_n(row, d.num_units, hidden_state + static_cast<int64_t>(b) * d.num_units);
   }
 }

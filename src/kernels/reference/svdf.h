@@ -51,7 +51,7 @@ inline void SvdfTimeWeightsBiasActivation(const SvdfDims& d, const float* weight
       for (int u = 0; u < units; ++u) output[static_cast<int64_t>(b) * units + u] += bias[u];
     }
   }
-  ApplyActivation(output, static_cast<int64_t>(d.batch) * units, act, output);
+  optimized::ApplyActivationF32(output, static_cast<int64_t>(d.batch) * units, act, output);
 }
 
 inline void SvdfFloat(const SvdfDims& d, const float* input, const float* weights_feature, const float* weights_time,

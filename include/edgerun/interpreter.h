@@ -60,9 +60,9 @@ struct InterpreterOptions {
   // takes every node it supports.
   int64_t builtin_float_gemm_min_macs = 4000000;
   // Float32 3x3 stride-1 convolutions on the builtin kernels (16+ channels in and out, at most
-  // 128 x 128) by
-  // Winograd's F(2x2, 3x3): 16 multiplies per 2x2 outputs instead of 36, results within rounding
-  // of the direct sum (kernels/optimized/winograd.h). False: the direct GEMM, as TFLite does.
+  // 128 x 128) by Winograd's F(2x2, 3x3): 16 multiplies per 2x2 outputs instead of 36, results
+  // within rounding of the direct sum (kernels/optimized/winograd.h). False: the direct GEMM, as
+  // TFLite does.
   bool float_winograd = true;
   // The same for 8-bit convolutions (int8 x int8, uint8 x uint8) on CPUs with AVX-512 VNNI,
   // where edgerun's GEMM multiplies bytes four at a time (vpdpbusd) and rounds as XNNPACK does;

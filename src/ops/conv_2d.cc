@@ -107,9 +107,11 @@ void PackFloatFilter(OpContext& ctx, ConvState& state) {
   if (!filter->is_constant()) state.packed_f32.clear();
   const bool packed_before = !state.packed_f32.empty();
   const int groups = input->dim(3) / filter->dim(3);
-  // The file's pages of the rows already packed go as the packing proceeds (in the subgraph's
-  // batches of a MiB): a 9 MiB filter was resident twice for a moment, the peak RSS of a model
-  // with large layers.
+  // From now on the packed copy is read, not the file: its pages can leave the process, so that
+  // the weights are not resident twice (a no-op for models loaded from memory). They go row by
+  // row as the packing proceeds (in the subgraph's batches of a MiB), every row of the filter
+  // once: released only at the end, a 9 MiB filter was resident twice for a moment, the peak RSS
+  // of a model with large layers.
   const size_t row_bytes = filter->dim(0) > 0 ? filter->bytes / static_cast<size_t>(filter->dim(0)) : 0;
   const optimized::ConsumedRowsFn release = [&](const float* rows, int64_t count) {
     ctx.subgraph().ReleaseWeightPages(rows, static_cast<size_t>(count) * row_bytes);
@@ -123,9 +125,6 @@ void PackFloatFilter(OpContext& ctx, ConvState& state) {
     optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), groups, optimized::ActiveIsa(),
                                  &state.packed_f32, consumed);
   }
-  // From now on the packed copy is read, not the file: its pages can leave the process, so
-  // that the weights are not resident twice (a no-op for models loaded from memory).
-  if (!packed_before && filter->is_constant()) ctx.subgraph().ReleaseWeightPages(filter->data, filter->bytes);
 }
 
 // Packs the filter (plus its offset) for the integer kernels: once for a constant filter.

@@ -44,14 +44,13 @@ const optimized::PackedF32& PackedFloat(const OpContext& ctx, FcState& s, const 
   const int units = weights->dim(0), depth = weights->dim(1);
   const optimized::Isa isa = optimized::ActiveIsa();
   if (!weights->is_constant() || s.packed_f32.source != data || s.packed_f32.isa != isa) {
-    // As for convolution filters: the file's rows go as they are packed.
+    // The packed copy is read from now on: the file's pages of the weights can leave the process,
+    // every row once as it is packed (as for convolution filters).
     const optimized::ConsumedRowsFn release = [&](const float* rows, int64_t count) {
       ctx.subgraph().ReleaseWeightPages(rows, static_cast<size_t>(count) * depth * sizeof(float));
     };
     optimized::PackF32FromNK(data, depth, units, depth, isa, &s.packed_f32, 0,
                              weights->is_constant() ? &release : nullptr);
-    // The packed copy is read from now on: the file's pages of the weights can leave the process.
-    if (weights->is_constant()) ctx.subgraph().ReleaseWeightPages(weights->data, weights->bytes);
   }
   return s.packed_f32;
 }

@@ -94,30 +94,31 @@ int PanelWidthF32(const IsaKernels& kern, int n) {
   return kern.f32_nr_narrow > 0 && n <= kern.f32_nr_narrow ? kern.f32_nr_narrow : kern.f32_nr;
 }
 
-}  // namespace
-
-void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out) {
-  const int nr = PanelWidthF32(KernelsFor(isa), n);
-  out->isa = isa;
-  out->n = n;
-  out->k = k;
-  out->nr = nr;
-  out->source = nullptr;
-  const size_t size = static_cast<size_t>((n + nr - 1) / nr) * k * nr;
-  out->data.Resize(size);
-  std::fill(out->data.data(), out->data.data() + size, 0.0f);
-}
-
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width,
-                   const ConsumedRowsFn* consumed) {
+// Gives `out` the shape of B (n columns, depth k) in panels of nr columns (panel_width when > 0,
+// else the ISA's width) from `source`, its memory sized but not written; returns the panels.
+int ShapePanels(const float* source, int n, int k, Isa isa, int panel_width, PackedF32* out) {
   const int nr = panel_width > 0 ? panel_width : PanelWidthF32(KernelsFor(isa), n);
   out->isa = isa;
   out->n = n;
   out->k = k;
   out->nr = nr;
-  out->source = w;
+  out->source = source;
   const int panels = (n + nr - 1) / nr;
   out->data.Resize(static_cast<size_t>(panels) * k * nr);
+  return panels;
+}
+
+}  // namespace
+
+void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out) {
+  ShapePanels(nullptr, n, k, isa, 0, out);
+  std::fill(out->data.data(), out->data.data() + out->data.size(), 0.0f);
+}
+
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width,
+                   const ConsumedRowsFn* consumed) {
+  const int panels = ShapePanels(w, n, k, isa, panel_width, out);
+  const int nr = out->nr;
   if (k == 0) return;  // nothing to pack (and the source may be null)
   float* dst = out->data.data();
   // A transpose, in blocks of kBlock depths: the block's part of the panel (kBlock x nr floats)
@@ -143,14 +144,8 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
 }
 
 void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out, int panel_width) {
-  const int nr = panel_width > 0 ? panel_width : PanelWidthF32(KernelsFor(isa), n);
-  out->isa = isa;
-  out->n = n;
-  out->k = k;
-  out->nr = nr;
-  out->source = b;
-  const int panels = (n + nr - 1) / nr;
-  out->data.Resize(static_cast<size_t>(panels) * k * nr);
+  const int panels = ShapePanels(b, n, k, isa, panel_width, out);
+  const int nr = out->nr;
   if (k == 0) return;  // nothing to pack (and the source may be null)
   float* dst = out->data.data();
   for (int p = 0; p < panels; ++p) {

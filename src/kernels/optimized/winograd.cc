@@ -1,7 +1,6 @@
 #include "kernels/optimized/winograd.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "kernels/optimized/isa_kernels.h"
@@ -16,9 +15,9 @@ constexpr int64_t kMaxChannelPairs = 128 * 128;
 // about 384 KB, in L2 with one transformed filter at a time.
 int TilesPerBlock(int c, int o) { return std::clamp(6144 / (c + o), 8, 64); }
 
-// Channels [0, c) of the 4x4 input block whose rows are rows[0..3] (each the block's first cell
-// in NHWC, cells c floats apart; rows outside the image point at zeros with a step of 0) into
-// v[position * stride + channel]: V = B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
+// Channels [0, c) of the 4x4 input block whose 16 cells (NHWC pixels, row-major; cells outside
+// the image point at zeros) are cells[0..15] into v[position * stride + channel]: V = B^T d B
+// with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
 void TransformInput(const float* const* cells, int c, float* v, int64_t stride) {
   for (int ch = 0; ch < c; ++ch) {
     float d[4][4];
@@ -130,6 +129,15 @@ void ConvWinogradF23(ThreadPool* pool, const reference::ConvParams& p, const Sha
   const WinogradInputFn transform_input = kernels.winograd_input_f32 ? kernels.winograd_input_f32 : &TransformInput;
   const WinogradOutputFn transform_output =
       kernels.winograd_output_f32 ? kernels.winograd_output_f32 : &TransformOutput;
+  // Tile `tile`'s image and the top-left output pixel of its 2x2 outputs.
+  struct Origin {
+    int64_t image;
+    int oy, ox;
+  };
+  auto origin = [&](int64_t tile) {
+    return Origin{tile / per_image, static_cast<int>(tile % per_image / tiles_w) * 2,
+                  static_cast<int>(tile % tiles_w) * 2};
+  };
   ParallelFor(pool, blocks, [&](int64_t block) {
     const int64_t first = block * per_block;
     const int count = static_cast<int>(std::min<int64_t>(per_block, tiles - first));
@@ -143,10 +151,9 @@ void ConvWinogradF23(ThreadPool* pool, const reference::ConvParams& p, const Sha
     float* discard = zeros + c;
     std::fill(zeros, zeros + c, 0.0f);
     for (int t = 0; t < count; ++t) {
-      const int64_t tile = first + t;
-      const int64_t b = tile / per_image;
-      const int ty = static_cast<int>(tile % per_image / tiles_w), tx = static_cast<int>(tile % tiles_w);
-      const int y0 = 2 * ty - p.pad_h, x0 = 2 * tx - p.pad_w;
+      const Origin at = origin(first + t);
+      const int64_t b = at.image;
+      const int y0 = at.oy - p.pad_h, x0 = at.ox - p.pad_w;
       const float* cells[16];
       for (int i = 0; i < 4; ++i) {
         const int iy = y0 + i;
@@ -164,13 +171,12 @@ void ConvWinogradF23(ThreadPool* pool, const reference::ConvParams& p, const Sha
                   m + static_cast<int64_t>(position) * per_block * o, o, nullptr, -inf, inf);
     }
     for (int t = 0; t < count; ++t) {
-      const int64_t tile = first + t;
-      const int64_t b = tile / per_image;
-      const int ty = static_cast<int>(tile % per_image / tiles_w), tx = static_cast<int>(tile % tiles_w);
+      const Origin at = origin(first + t);
+      const int64_t b = at.image;
       float* out[4];
       for (int i = 0; i < 2; ++i) {
         for (int j = 0; j < 2; ++j) {
-          const int oy = 2 * ty + i, ox = 2 * tx + j;
+          const int oy = at.oy + i, ox = at.ox + j;
           out[i * 2 + j] = oy < out_h && ox < out_w ? output + ((b * out_h + oy) * out_w + ox) * o : discard;
         }
       }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/optimized/cpu.h"
 #include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/batch_matmul.h"
 #include "quant/fixed_point.h"
@@ -268,11 +269,14 @@ struct KernelTables {
   IsaKernels by_isa[3];
   KernelTables() {
     FillGenericKernels(&by_isa[0]);
-    // A level this build or CPU lacks keeps the kernels of the level below.
+    // A level this build or CPU lacks keeps the kernels of the level below. The fill functions
+    // are compiled with their level's flags, so even filling a table may execute that level's
+    // instructions (the compiler vectorizes the pointer stores): never call one the CPU lacks.
+    const int detected = static_cast<int>(DetectedIsa());
     by_isa[1] = by_isa[0];
-    if (!FillAvx2Kernels(&by_isa[1])) by_isa[1] = by_isa[0];
+    if (detected < 1 || !FillAvx2Kernels(&by_isa[1])) by_isa[1] = by_isa[0];
     by_isa[2] = by_isa[1];
-    if (!FillAvx512Kernels(&by_isa[2], HasAvx512Vnni())) by_isa[2] = by_isa[1];
+    if (detected < 2 || !FillAvx512Kernels(&by_isa[2], HasAvx512Vnni())) by_isa[2] = by_isa[1];
   }
 };
 

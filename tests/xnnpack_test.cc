@@ -782,17 +782,17 @@ void ExpectDepthwiseKeptWithItsProducer(const DelegationReport& report) {
       << report.nodes[1].refusals[0].second;
 }
 
-// `large` (node 0 then an ADD) keeps node 0 on edgerun's GEMM on AVX-512, with a refusal that
+// `large` (node 0 then an ADD) keeps node 0 on edgerun's GEMM on AVX2 / AVX-512, with a refusal that
 // contains `reason`; with builtin_float_gemm_min_macs 0 XNNPACK takes both nodes, and `small` is
 // XNNPACK's with the default.
 void ExpectLargeStaysOnBuiltinGemm(const std::vector<uint8_t>& large, const std::vector<uint8_t>& small,
                                    const std::string& reason) {
-  const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
+  const bool vector_gemm = optimized::ActiveIsa() >= optimized::Isa::kAvx2;
   {
     auto interpreter = testing::Build(large);
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();
-    if (avx512) {
+    if (vector_gemm) {
       EXPECT_TRUE(report.partitions.empty());  // the ADD alone is under the partition threshold
       ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
       EXPECT_NE(report.nodes[0].refusals[0].second.find(reason), std::string::npos) << report.nodes[0].refusals[0].second;
@@ -813,21 +813,21 @@ void ExpectLargeStaysOnBuiltinGemm(const std::vector<uint8_t>& large, const std:
   ASSERT_EQ(interpreter->delegation()->partitions.size(), 1u);
 }
 
-// On AVX-512 the large float 1x1 convolutions stay on edgerun's GEMM (faster there than this
+// On AVX2 / AVX-512 the large float 1x1 convolutions stay on edgerun's GEMM (faster there than this
 // XNNPACK), the small ones and everything else go to XNNPACK; builtin_float_gemm_min_macs 0 gives
 // XNNPACK all of them. The results agree either way.
 TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   SKIP_WITHOUT_XNNPACK();
   const auto large = PointwiseConvAdd(32, 64, 128);  // 8.4M multiply-adds
   const auto small = PointwiseConvAdd(8, 16, 32);    // 33k
-  const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
-  ExpectLargeStaysOnBuiltinGemm(large, small, "edgerun's AVX-512 GEMM");
+  const bool vector_gemm = optimized::ActiveIsa() >= optimized::Isa::kAvx2;
+  ExpectLargeStaysOnBuiltinGemm(large, small, "edgerun's GEMM runs it faster");
   {
     // A 3x3 window that the GEMM reads in place counts too.
     auto interpreter = testing::Build(PointwiseConvAdd(32, 16, 64, false, 3));  // 9.4M multiply-adds
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();
-    if (avx512) {
+    if (vector_gemm) {
       ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
       EXPECT_NE(report.nodes[0].refusals[0].second.find("3x3 convolution"), std::string::npos)
           << report.nodes[0].refusals[0].second;
@@ -838,15 +838,15 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
     auto interpreter = testing::Build(PointwiseConvAdd(8, 256, 64, false, 3));  // 9.4M multiply-adds
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();
-    if (avx512) {
+    if (vector_gemm) {
       ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
       EXPECT_NE(report.nodes[0].refusals[0].second.find("3x3 convolution of 9437184"), std::string::npos)
           << report.nodes[0].refusals[0].second;
     }
   }
-  ExpectMatchesBuiltin(PointwiseConvAdd(32, 16, 64, false, 3), "3x3 conv + add", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2,
+  ExpectMatchesBuiltin(PointwiseConvAdd(32, 16, 64, false, 3), "3x3 conv + add", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2,
                        14);
-  ExpectMatchesBuiltin(PointwiseConvAdd(8, 256, 64, false, 3), "deep 3x3 conv + add", {1e-4f, 0}, avx512 ? 1 : 2, -2,
+  ExpectMatchesBuiltin(PointwiseConvAdd(8, 256, 64, false, 3), "deep 3x3 conv + add", {1e-4f, 0}, vector_gemm ? 1 : 2, -2,
                        2, 17);
   {
     // The depthwise convolution that reads the builtin GEMM's output stays with it (seen with the
@@ -857,7 +857,7 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
     ASSERT_TRUE(interpreter);
     const DelegationReport& report = *interpreter->delegation();
     ASSERT_EQ(report.nodes.size(), 3u);
-    if (avx512) {
+    if (vector_gemm) {
       ExpectDepthwiseKeptWithItsProducer(report);
     } else {
       ASSERT_EQ(report.partitions.size(), 1u);
@@ -866,10 +866,10 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   // Numerics against the builtin kernels (the XNNPACK run with its threshold of 1 node: the ADD
   // alone goes to XNNPACK, reading the builtin conv's output).
   ExpectMatchesBuiltin(PointwiseConvAdd(32, 64, 128, true), "pointwise conv + depthwise + add", {1e-4f, 0},
-                       avx512 ? 1 : 3, -2, 2, 13);
-  ExpectMatchesBuiltin(large, "pointwise conv + add, large", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 9);
+                       vector_gemm ? 1 : 3, -2, 2, 13);
+  ExpectMatchesBuiltin(large, "pointwise conv + add, large", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 9);
   ExpectMatchesBuiltin(small, "pointwise conv + add, small", {1e-4f, 0}, 2, -2, 2, 10);
-  ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 11, {}, 2);
+  ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 11, {}, 2);
 }
 
 // FULLY_CONNECTED [rows, in] x [out, in] (constant float weights) then ADD of a constant.
@@ -887,16 +887,16 @@ std::vector<uint8_t> FullyConnectedAdd(int rows, int in, int out) {
   return b.Finish();
 }
 
-// The same rule for float FULLY_CONNECTED: from builtin_float_gemm_min_macs on (AVX-512), the
+// The same rule for float FULLY_CONNECTED: from builtin_float_gemm_min_macs on (AVX2 / AVX-512), the
 // product stays on edgerun's GEMM; smaller ones, and all with the threshold 0, go to XNNPACK.
 TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
   SKIP_WITHOUT_XNNPACK();
   const auto large = FullyConnectedAdd(64, 512, 128);  // 4.2M multiply-adds
   const auto small = FullyConnectedAdd(4, 64, 32);
-  const bool avx512 = optimized::ActiveIsa() == optimized::Isa::kAvx512;
+  const bool vector_gemm = optimized::ActiveIsa() >= optimized::Isa::kAvx2;
   ExpectLargeStaysOnBuiltinGemm(large, small, "fully connected of 4194304 multiply-adds");
-  ExpectMatchesBuiltin(large, "fully connected + add, large", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 15);
-  ExpectMatchesBuiltin(large, "fully connected + add, large, 2 threads", {1e-4f, 0}, avx512 ? 1 : 2, -2, 2, 16, {}, 2);
+  ExpectMatchesBuiltin(large, "fully connected + add, large", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 15);
+  ExpectMatchesBuiltin(large, "fully connected + add, large, 2 threads", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 16, {}, 2);
 }
 
 // An 8-bit inverted-residual pattern: 1x1 convolution, 3x3 depthwise, 1x1 convolution.

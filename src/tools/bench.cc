@@ -36,7 +36,7 @@ const char kBenchUsage[] =
     "  --warmup N          untimed runs after the first inference (default 5)\n"
     "  --delegate NAME     none | xnnpack | xnnpack-all (default: xnnpack when this build has it;\n"
     "                      xnnpack-all also hands XNNPACK the large float32 convolutions\n"
-    "                      that edgerun's own GEMM runs faster on AVX-512, and the 8-bit ones\n"
+    "                      that edgerun's own GEMM runs faster on AVX2 / AVX-512, and the 8-bit ones\n"
     "                      its VNNI GEMM runs faster)\n"
     "  --builtin-gemm-min-macs N  the size from which float32 convolutions and fully connected\n"
     "                      layers stay on edgerun's GEMM (default 4000000; 0: XNNPACK takes\n"

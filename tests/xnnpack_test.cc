@@ -782,12 +782,16 @@ void ExpectDepthwiseKeptWithItsProducer(const DelegationReport& report) {
       << report.nodes[1].refusals[0].second;
 }
 
+// Where the delegate leaves large float32 convolutions and fully connected layers to edgerun's
+// GEMM: a CPU with vector kernels (AVX2 + FMA or AVX-512).
+bool BuiltinFloatGemmOnThisCpu() { return optimized::ActiveIsa() >= optimized::Isa::kAvx2; }
+
 // `large` (node 0 then an ADD) keeps node 0 on edgerun's GEMM on AVX2 / AVX-512, with a refusal that
 // contains `reason`; with builtin_float_gemm_min_macs 0 XNNPACK takes both nodes, and `small` is
 // XNNPACK's with the default.
 void ExpectLargeStaysOnBuiltinGemm(const std::vector<uint8_t>& large, const std::vector<uint8_t>& small,
                                    const std::string& reason) {
-  const bool vector_gemm = optimized::ActiveIsa() >= optimized::Isa::kAvx2;
+  const bool vector_gemm = BuiltinFloatGemmOnThisCpu();
   {
     auto interpreter = testing::Build(large);
     ASSERT_TRUE(interpreter);
@@ -820,7 +824,7 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   SKIP_WITHOUT_XNNPACK();
   const auto large = PointwiseConvAdd(32, 64, 128);  // 8.4M multiply-adds
   const auto small = PointwiseConvAdd(8, 16, 32);    // 33k
-  const bool vector_gemm = optimized::ActiveIsa() >= optimized::Isa::kAvx2;
+  const bool vector_gemm = BuiltinFloatGemmOnThisCpu();
   ExpectLargeStaysOnBuiltinGemm(large, small, "edgerun's GEMM runs it faster");
   {
     // A 3x3 window that the GEMM reads in place counts too.
@@ -893,7 +897,7 @@ TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
   SKIP_WITHOUT_XNNPACK();
   const auto large = FullyConnectedAdd(64, 512, 128);  // 4.2M multiply-adds
   const auto small = FullyConnectedAdd(4, 64, 32);
-  const bool vector_gemm = optimized::ActiveIsa() >= optimized::Isa::kAvx2;
+  const bool vector_gemm = BuiltinFloatGemmOnThisCpu();
   ExpectLargeStaysOnBuiltinGemm(large, small, "fully connected of 4194304 multiply-adds");
   ExpectMatchesBuiltin(large, "fully connected + add, large", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 15);
   ExpectMatchesBuiltin(large, "fully connected + add, large, 2 threads", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 16, {}, 2);

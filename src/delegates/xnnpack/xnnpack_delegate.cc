@@ -277,22 +277,21 @@ class XnnpackDelegate : public Delegate {
   }
 
  private:
-  // Why a CONV_2D stays on the builtin kernel, on CPUs where edgerun's GEMM runs it faster than
-  // the 2022 XNNPACK that Debian ships. Empty when XNNPACK should take the node.
-  //  - float32 (one group, no dilation): a 1x1 convolution (stride 1) is one GEMM on the input as
-  //    it is, other windows a GEMM that reads the window rows in place or an im2col copy;
-  //    edgerun's AVX-512 GEMM (12 x 32 tiles, 24 of the 32 registers accumulating) against
-  //    XNNPACK's 7 x 16.
-  //  - int8 x int8 and uint8 x uint8: edgerun's GEMM on VNNI byte dot products (vpdpbusd, 64
-  //    products an instruction) with the requantization in its epilogue, where this XNNPACK
-  //    widens to int16 pairs. Its rounding is XNNPACK's (conv_util's float requantization), so
-  //    the outputs do not change with the choice.
   // The rules below hold where edgerun's GEMM runs on vector registers: AVX-512 (12 x 32 tiles)
   // and AVX2 + FMA (6 x 16 tiles, 12 of the 16 registers accumulating, as XNNPACK's own AVX2
   // kernels; AMD Zen 3: synthetic MobileNet v2 float 10.6-13 ms builtin against 20-22 ms on
   // this XNNPACK). The portable build leaves everything to XNNPACK.
   static bool BuiltinGemmHasVectors() { return optimized::ActiveIsa() >= optimized::Isa::kAvx2; }
 
+  // Why a CONV_2D stays on the builtin kernel, on CPUs where edgerun's GEMM runs it faster than
+  // the 2022 XNNPACK that Debian ships. Empty when XNNPACK should take the node.
+  //  - float32 (one group, no dilation): a 1x1 convolution (stride 1) is one GEMM on the input as
+  //    it is, other windows a GEMM that reads the window rows in place or an im2col copy;
+  //    edgerun's tiles (above) against XNNPACK's 7 x 16 (AVX-512) and its AVX2 kernels.
+  //  - int8 x int8 and uint8 x uint8: edgerun's GEMM on VNNI byte dot products (vpdpbusd, 64
+  //    products an instruction) with the requantization in its epilogue, where this XNNPACK
+  //    widens to int16 pairs. Its rounding is XNNPACK's (conv_util's float requantization), so
+  //    the outputs do not change with the choice.
   static std::string BuiltinGemmIsFaster(const OpContext& node) {
     if (node.builtin_code() == tflite::BuiltinOperator_FULLY_CONNECTED) return BuiltinFullyConnectedIsFaster(node);
     if (node.builtin_code() != tflite::BuiltinOperator_CONV_2D) return {};

@@ -289,8 +289,7 @@ void Requantize(const int32_t* sums, int n, int c0, const RequantArgs& r, void* 
 
 bool FillAvx2Kernels(IsaKernels* k) {
   k->isa = Isa::kAvx2;
-  FillSimdKernels<Avx2>(k, std::make_integer_sequence<int, 6>{});
-  FillGemmI16<Avx2>(k, std::make_integer_sequence<int, 4>{});
+  FillSimdKernels<Avx2>(k, std::make_integer_sequence<int, 6>{}, std::make_integer_sequence<int, 4>{});
   k->requantize_fixed = &Requantize<false>;
   k->requantize_float = &Requantize<true>;
   return true;

@@ -392,10 +392,10 @@ void FillGemmI8(IsaKernels* k, std::integer_sequence<int, MR...>) {
 bool FillAvx512Kernels(IsaKernels* k, bool vnni) {
   k->isa = Isa::kAvx512;
   if (vnni) {
-    FillSimdKernels<Avx512<true>>(k, std::make_integer_sequence<int, 12>{});
+    FillSimdKernels<Avx512<true>>(k, std::make_integer_sequence<int, 12>{}, std::make_integer_sequence<int, 12>{});
     FillGemmI8(k, std::make_integer_sequence<int, 12>{});
   } else {
-    FillSimdKernels<Avx512<false>>(k, std::make_integer_sequence<int, 12>{});
+    FillSimdKernels<Avx512<false>>(k, std::make_integer_sequence<int, 12>{}, std::make_integer_sequence<int, 12>{});
   }
   k->add_i8 = &AddI8;
   k->requantize_fixed = &Requantize<false>;

@@ -272,11 +272,11 @@ struct KernelTables {
     // A level this build or CPU lacks keeps the kernels of the level below. The fill functions
     // are compiled with their level's flags, so even filling a table may execute that level's
     // instructions (the compiler vectorizes the pointer stores): never call one the CPU lacks.
-    const int detected = static_cast<int>(DetectedIsa());
+    const Isa detected = DetectedIsa();
     by_isa[1] = by_isa[0];
-    if (detected < 1 || !FillAvx2Kernels(&by_isa[1])) by_isa[1] = by_isa[0];
+    if (detected < Isa::kAvx2 || !FillAvx2Kernels(&by_isa[1])) by_isa[1] = by_isa[0];
     by_isa[2] = by_isa[1];
-    if (detected < 2 || !FillAvx512Kernels(&by_isa[2], HasAvx512Vnni())) by_isa[2] = by_isa[1];
+    if (detected < Isa::kAvx512 || !FillAvx512Kernels(&by_isa[2], HasAvx512Vnni())) by_isa[2] = by_isa[1];
   }
 };
 

@@ -201,7 +201,7 @@ struct IsaKernels {
   GemmI8Fn gemm_i8_flip_narrow[kMaxMr + 1] = {};
   RowSumsI8Fn row_sums_i8 = nullptr;
   RowSumsI8Fn row_sums_u8 = nullptr;
-  AddI8Fn add_i8 = nullptr;  // AVX-512 only; null: the scalar kernel
+  AddI8Fn add_i8 = nullptr;  // AVX2 and AVX-512; null: the scalar kernel
   BinaryI16Fn binary_i16 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;
   DwConvRowFn dwconv_int = nullptr;

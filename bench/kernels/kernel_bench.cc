@@ -301,6 +301,12 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
   AddFloatDepthwise(cases, s, &pool, 14, 384, 1);
   AddFloatFc(cases, s, &pool, 1, 1280, 1000);
   AddFloatFc(cases, s, &pool, 32, 512, 512);
+  // The int16-pair GEMM (CPUs without byte dot products): MobileNet v2's first layers, whose
+  // short depths make the im2col / conversion and the requantization count, then deeper ones.
+  AddInt8Conv(cases, s, &pool, 224, 3, 32, 3, 2, false);
+  AddInt8Conv(cases, s, &pool, 112, 16, 96, 1, 1, false);
+  AddInt8Conv(cases, s, &pool, 112, 32, 16, 1, 1, false);
+  AddInt8Conv(cases, s, &pool, 56, 24, 144, 1, 1, false);
   AddInt8Conv(cases, s, &pool, 56, 144, 24, 1, 1, false);
   AddInt8Conv(cases, s, &pool, 14, 384, 64, 1, 1, false);
   AddInt8Conv(cases, s, &pool, 28, 64, 64, 3, 1, false);

@@ -290,7 +290,7 @@ template void PackI16FromKN<int8_t>(const int8_t*, int64_t, int, int, int32_t, I
 template void PackI16FromKN<uint8_t>(const uint8_t*, int64_t, int, int, int32_t, Isa, PackedI16*);
 
 void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n0, int n1, int p0, int p1,
-                 int32_t* c, int64_t ldc, bool accumulate) {
+                 int32_t* c, int64_t ldc, bool accumulate, const Requant8Output* fused) {
   const IsaKernels& kern = KernelsFor(b.isa);
   const int mr = kern.i16_mr, nr = b.nr;
   if (p1 <= p0) {
@@ -302,14 +302,22 @@ void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n
   const int kc2 = DepthBlock(p1 - p0, nr, 4);
   for (int q0 = p0; q0 < p1; q0 += kc2) {
     const int qcur = std::min(kc2, p1 - q0);
+    const bool last = q0 + kc2 >= p1;
     for (int p = n0 / nr; p * nr < n1; ++p) {
       const int col = p * nr;
       const int nc = std::min(nr, n1 - col);
       const int16_t* bp = b.panel(p) + static_cast<int64_t>(q0) * nr * 2;
       for (int m0 = 0, tiles = (m + mr - 1) / mr; m0 < m; --tiles) {
         const int rows = MicroTileRows(m - m0, tiles);
+        Requant8Output ep{};
+        if (fused && last) {
+          ep = *fused;
+          ep.bias = fused->bias ? fused->bias + col : nullptr;
+          ep.scale = fused->scale + col;
+          ep.out = fused->out + m0 * fused->ldo + col;
+        }
         kern.gemm_i16[rows](qcur, a + m0 * lda + 2 * q0, lda, bp, c + m0 * ldc + (col - n0), ldc, nc,
-                            accumulate || q0 > p0);
+                            accumulate || q0 > p0, fused && last ? &ep : nullptr);
         m0 += rows;
       }
     }
@@ -383,7 +391,7 @@ template void PackI8FromNK<int8_t>(const int8_t*, int64_t, int, int, int32_t, in
 template void PackI8FromNK<uint8_t>(const uint8_t*, int64_t, int, int, int32_t, int32_t, bool, Isa, PackedI8*);
 
 void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
-                const I8FusedOutput* fused, bool flip_a) {
+                const Requant8Output* fused, bool flip_a) {
   const IsaKernels& kern = KernelsFor(b.isa);
   const int mr = kern.i8_mr, nr = b.nr;
   const GemmI8Fn* kernels = nr == kern.i8_nr ? (flip_a ? kern.gemm_i8_flip : kern.gemm_i8)

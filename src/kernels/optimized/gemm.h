@@ -152,8 +152,13 @@ inline int64_t PaddedDepth(const PackedI16& b) { return 2 * static_cast<int64_t>
 // One thread: int32 sums for rows [0, m) and columns [n0, n1) over pairs [p0, p1) into c, which
 // points at column n0 of row 0. A holds int16 rows lda apart (pairs at even offsets, padded with
 // 0). With `accumulate` the sums are added to c.
+//
+// With `fused` (pairs [0, b.k2), no accumulate) the sums are requantized to 8 bits in the
+// micro-kernel (Requant8Output) and stored to fused->out[i * ldo + j]; c is then only scratch for
+// depths longer than one block. bias and scale are indexed by column, out points at row 0,
+// column 0.
 void GemmI16Tile(const int16_t* a, int64_t lda, int m, const PackedI16& b, int n0, int n1, int p0, int p1,
-                 int32_t* c, int64_t ldc, bool accumulate);
+                 int32_t* c, int64_t ldc, bool accumulate, const Requant8Output* fused = nullptr);
 
 // ---- 8-bit products on byte dot products (CPUs with AVX-512 VNNI)
 //
@@ -195,20 +200,12 @@ inline int64_t PaddedDepth(const PackedI8& b) { return 4 * static_cast<int64_t>(
 // activations (see PackedI8), rows lda bytes apart, each with PaddedDepth(b) readable bytes (the
 // values past b.k are multiplied by zeros).
 //
-// With `fused`, the sums plus fused->bias[j] (nullable) are requantized in float to int8
+// With `fused`, the sums plus fused->bias[j] (nullable) are requantized in float to 8 bits
 // (I8Epilogue) and stored to fused->out[i * ldo + j]; c is then only scratch for depths longer
 // than one block. bias and scale are indexed by column, out points at row 0, column 0.
-struct I8FusedOutput {
-  const int32_t* bias;
-  const float* scale;
-  float lo, hi;  // the activation range minus the zero point
-  int32_t zero_point;
-  int8_t* out;
-  int64_t ldo;
-};
 // With flip_a, A holds the uint8 activations themselves (b packed with flip_input), read as the
 // signed bytes a - 128: no flipped copy.
 void GemmI8Tile(const int8_t* a, int64_t lda, int m, const PackedI8& b, int n0, int n1, int32_t* c, int64_t ldc,
-                const I8FusedOutput* fused = nullptr, bool flip_a = false);
+                const Requant8Output* fused = nullptr, bool flip_a = false);
 
 }  // namespace edgerun::optimized

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/optimized/conv.h"
@@ -35,7 +36,7 @@ struct RequantStage {
   Out* out;
   int64_t row_stride;  // output elements from one row to the next
   int channel_base;    // channel of column 0 (a group's first output channel)
-  bool float_rounding;  // fn is the float requantizer (kernels may fuse it, see I8FusedOutput)
+  bool float_rounding;  // fn is the float requantizer (kernels may fuse it, see FusedOutputOf)
   void operator()(int64_t row, int c0, int count, const int32_t* sums) const {
     fn(sums, count, channel_base + c0, args, out + row * row_stride + channel_base + c0);
   }
@@ -61,6 +62,31 @@ RequantStage<Out> MakeRequantStage(bool float_requantization, const int32_t* mul
           float_requantization};
 }
 
+// The micro-kernels' own 8-bit output (Requant8Output) for a stage that requantizes in float to
+// uint8 or int8: true and *fused set (out at row 0, bias and scale by column); false for the
+// other stages, which take the int32 sums.
+template <class Stage>
+bool FusedOutputOf(const Stage&, Requant8Output*) {
+  return false;
+}
+template <class Out>
+bool FusedOutputOf(const RequantStage<Out>& stage, Requant8Output* fused) {
+  if constexpr (std::is_same_v<Out, int8_t> || std::is_same_v<Out, uint8_t>) {
+    if (!stage.float_rounding) return false;
+    const RequantArgs& r = stage.args;
+    *fused = {r.bias ? r.bias + stage.channel_base : nullptr,
+              r.scale + stage.channel_base,
+              static_cast<float>(r.act_min - r.zero_point),
+              static_cast<float>(r.act_max - r.zero_point),
+              r.zero_point,
+              // The epilogues' truncating byte stores write uint8 values as well.
+              reinterpret_cast<int8_t*>(stage.out + stage.channel_base),
+              stage.row_stride};
+    return true;
+  }
+  return false;
+}
+
 // Scalar stage: out[row][channel] = emit(channel, sum) with the reference's functor.
 template <class Out, class Acc, class Emit>
 struct EmitStage {
@@ -82,7 +108,8 @@ EmitStage<Out, Acc, Emit> MakeEmitStage(const Emit& emit, Out* out, int64_t row_
 }
 
 // ---- the product: rows of A made by fill(first_row, rows, dst, dst_stride) as int16 (offset
-// applied, padded to PaddedDepth(b) with zeros), columns from b; int64 sums when kWide. With
+// applied, padded to PaddedDepth(b) with zeros), columns from b; int64 sums when kWide (else a
+// float requantization to 8 bits runs in the micro-kernel, see FusedOutputOf). With
 // `low` (kWide only, packed like b): the sums are 256 * (A x b) + A x low, for an int16 B split
 // into its high bytes (b, -128..127) and its low bytes (low, 0..255), so that every product is
 // int16 x 8-bit and a block of kWidePairsPerBlock pairs stays inside int32 (128 * 2 * 32768 *
@@ -96,6 +123,8 @@ void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, 
   const int64_t lda = PaddedDepth(b);
   // Columns per pass: a few panels, so that the sums stay small.
   const int chunk = std::max(b.nr, 256 / b.nr * b.nr);
+  Requant8Output fused{};
+  const bool fuse = !kWide && b.k2 > 0 && FusedOutputOf(stage, &fused);
   ParallelFor(pool, g.tasks(), [&](int64_t task) {
     const int rt = static_cast<int>(task / g.col_groups), cg = static_cast<int>(task % g.col_groups);
     const int64_t r0 = static_cast<int64_t>(rt) * g.rows_per_tile;
@@ -108,6 +137,12 @@ void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, 
       const int cols = std::min(chunk, n1 - c0);
       int32_t* sums = ScratchI32(static_cast<size_t>(rows) * cols, 0);
       if constexpr (!kWide) {
+        if (fuse) {
+          Requant8Output tile = fused;
+          tile.out += r0 * tile.ldo;
+          GemmI16Tile(a, lda, rows, b, c0, c0 + cols, 0, b.k2, sums, cols, false, &tile);
+          continue;
+        }
         GemmI16Tile(a, lda, rows, b, c0, c0 + cols, 0, b.k2, sums, cols, false);
         for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, sums + static_cast<int64_t>(r) * cols);
       } else {
@@ -132,186 +167,24 @@ void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, 
   });
 }
 
-// Rows of In values (lda apart) plus offset, as int16 rows of width `ldd` (zero padded).
+// Rows of In values (lda apart) plus offset, as int16 rows of width `ldd` (zero padded); 8-bit
+// ones on the ISA's vectors (WidenRowsI16Fn).
 template <class In>
 void ConvertRows(const In* a, int64_t lda, int rows, int k, int32_t offset, int16_t* dst, int64_t ldd) {
+  if constexpr (sizeof(In) == 1) {
+    const IsaKernels& kernels = ActiveKernels();
+    const WidenRowsI16Fn widen = std::is_same_v<In, uint8_t> ? kernels.widen_u8_i16 : kernels.widen_i8_i16;
+    if (widen != nullptr) {
+      widen(a, lda, rows, k, offset, dst, ldd);
+      return;
+    }
+  }
   for (int r = 0; r < rows; ++r) {
     const In* src = a + r * lda;
     int16_t* d = dst + r * ldd;
     for (int i = 0; i < k; ++i) d[i] = static_cast<int16_t>(src[i] + offset);
     for (int64_t i = k; i < ldd; ++i) d[i] = 0;
   }
-}
-
-// Rows [r0, r0 + rows) (output pixels of one image) of group g's im2col matrix, plus offset.
-template <class In>
-void Im2ColI16(const reference::ConvParams& p, const reference::ConvDims& d, int f_c, int group, const In* input,
-               int32_t offset, int64_t r0, int rows, int16_t* dst, int64_t ldd) {
-  const int64_t k = static_cast<int64_t>(d.k_h) * d.k_w * f_c;
-  for (int r = 0; r < rows; ++r) {
-    const int64_t pixel = r0 + r;
-    const int oy = static_cast<int>(pixel / d.out_w), ox = static_cast<int>(pixel % d.out_w);
-    int16_t* row = dst + r * ldd;
-    int16_t* out = row;
-    for (int ky = 0; ky < d.k_h; ++ky) {
-      const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
-      for (int kx = 0; kx < d.k_w; ++kx, out += f_c) {
-        const int ix = ox * p.stride_w - p.pad_w + kx * p.dilation_w;
-        if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
-          std::fill(out, out + f_c, int16_t{0});
-        } else {
-          const In* src = input + (static_cast<int64_t>(iy) * d.in_w + ix) * d.in_c + static_cast<int64_t>(group) * f_c;
-          for (int c = 0; c < f_c; ++c) out[c] = static_cast<int16_t>(src[c] + offset);
-        }
-      }
-    }
-    std::fill(row + k, row + ldd, int16_t{0});
-  }
-}
-
-// A filter [O][KH][KW][C/groups] plus offset, packed per group (repacked when the data or the
-// ISA changes; callers clear it for filters that are not constant).
-struct ConvFilterI16 {
-  std::vector<PackedI16> groups;
-};
-template <class W>
-void PackConvFilterI16(const Shape& filter_shape, const W* filter, int32_t offset, int groups, ConvFilterI16* out) {
-  const int out_c = filter_shape[0];
-  const int k = filter_shape[1] * filter_shape[2] * filter_shape[3];
-  const int per_group = out_c / groups;
-  const Isa isa = ActiveIsa();
-  if (static_cast<int>(out->groups.size()) == groups && out->groups[0].source == filter && out->groups[0].isa == isa &&
-      out->groups[0].n == per_group && out->groups[0].k == k) {
-    return;
-  }
-  out->groups.resize(static_cast<size_t>(groups));
-  for (int g = 0; g < groups; ++g) {
-    PackI16FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, offset, isa, &out->groups[g]);
-  }
-  out->groups[0].source = filter;
-}
-
-// One image of CONV_2D (as reference::IntegerConv2D); make_stage(group) gives the output stage
-// of a group's channels, whose rows are the image's output pixels.
-template <bool kWide, class In, class MakeStage>
-void IntegerConv2D(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d, int f_c,
-                   const In* input, int32_t input_offset, const ConvFilterI16& filter, const MakeStage& make_stage) {
-  const int groups = d.in_c / f_c;
-  const int64_t m = static_cast<int64_t>(d.out_h) * d.out_w;
-  const bool pointwise = d.k_h == 1 && d.k_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
-                         p.pad_w == 0;
-  for (int g = 0; g < groups; ++g) {
-    const PackedI16& b = filter.groups[g];
-    auto stage = make_stage(g);
-    if (pointwise) {
-      IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
-        ConvertRows(input + r0 * d.in_c + static_cast<int64_t>(g) * f_c, d.in_c, rows, f_c, input_offset, dst, ldd);
-      }, stage);
-    } else {
-      IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
-        Im2ColI16(p, d, f_c, g, input, input_offset, r0, rows, dst, ldd);
-      }, stage);
-    }
-  }
-}
-
-// Rows of a matrix product (FULLY_CONNECTED, BATCH_MATMUL): A [m][k] (rows lda apart) plus
-// input_offset times packed B (kWide with `low`: an int16 B split in bytes, see IntGemm).
-template <bool kWide, class In, class Stage>
-void IntegerMatMul(ThreadPool* pool, const In* a, int64_t lda, int64_t m, int32_t input_offset, const PackedI16& b,
-                   const Stage& stage, const PackedI16* low = nullptr) {
-  IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
-    ConvertRows(a + r0 * lda, lda, rows, b.k, input_offset, dst, ldd);
-  }, stage, low);
-}
-
-// ---- int8 x int8 on byte dot products (HasGemmI8; see PackedI8)
-
-// Rows of A for GemmI8Tile: read in place, or a copy in thread scratch; `flip`: uint8 values that
-// GemmI8Tile flips as it reads them (flip_a).
-struct I8Rows {
-  const int8_t* a;
-  int64_t lda;
-  bool flip = false;
-};
-
-// The product split over the pool as IntGemm; rows_of(first_row, rows) gives the rows of A.
-// With `fused` (rows of the whole product, see I8FusedOutput) the micro-kernel requantizes and
-// stores; otherwise stage(row, c0, count, sums) takes the int32 sums.
-template <class RowsOf, class Stage>
-void IntGemmI8Staged(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const Stage& stage,
-                     const I8FusedOutput* fused) {
-  if (m <= 0 || b.n <= 0) return;
-  const int mr = KernelsFor(b.isa).i8_mr;
-  const TileGrid g = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), b.panels(), mr, NumThreads(pool));
-  const int chunk = std::max(b.nr, 256 / b.nr * b.nr);
-  ParallelFor(pool, g.tasks(), [&](int64_t task) {
-    const int rt = static_cast<int>(task / g.col_groups), cg = static_cast<int>(task % g.col_groups);
-    const int64_t r0 = static_cast<int64_t>(rt) * g.rows_per_tile;
-    const int rows = static_cast<int>(std::min<int64_t>(g.rows_per_tile, m - r0));
-    const int n0 = cg * g.panels_per_group * b.nr, n1 = std::min(b.n, n0 + g.panels_per_group * b.nr);
-    if (rows <= 0 || n0 >= n1) return;
-    const I8Rows src = rows_of(r0, rows);
-    for (int c0 = n0; c0 < n1; c0 += chunk) {
-      const int cols = std::min(chunk, n1 - c0);
-      int32_t* sums = ScratchI32(static_cast<size_t>(rows) * cols, 0);
-      if (fused) {
-        I8FusedOutput tile = *fused;
-        tile.out += r0 * tile.ldo;
-        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, &tile, src.flip);
-      } else {
-        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, nullptr, src.flip);
-        for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, sums + static_cast<int64_t>(r) * cols);
-      }
-    }
-  });
-}
-
-// With a requantization stage: a float requantization to 8 bits runs inside the micro-kernel.
-template <class RowsOf, class Out>
-void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const RequantStage<Out>& stage) {
-  I8FusedOutput fused{};
-  constexpr bool kEightBit = std::is_same_v<Out, int8_t> || std::is_same_v<Out, uint8_t>;
-  if constexpr (kEightBit) {
-    const RequantArgs& r = stage.args;
-    fused = {r.bias ? r.bias + stage.channel_base : nullptr,
-             r.scale + stage.channel_base,
-             static_cast<float>(r.act_min - r.zero_point),
-             static_cast<float>(r.act_max - r.zero_point),
-             r.zero_point,
-             // The epilogue's truncating byte stores write uint8 values as well.
-             reinterpret_cast<int8_t*>(stage.out + stage.channel_base),
-             stage.row_stride};
-  }
-  IntGemmI8Staged(pool, m, b, rows_of, stage, kEightBit && stage.float_rounding ? &fused : nullptr);
-}
-
-// Rows of 8-bit activations as the signed bytes GemmI8Tile reads: int8 as they are, uint8 with
-// the top bit flipped (a - 128).
-template <class In>
-void ToSignedBytes(int8_t* row, int64_t n) {
-  if constexpr (std::is_same_v<In, uint8_t>) {
-    for (int64_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<uint8_t>(row[i]) ^ 0x80);
-  }
-}
-
-// Rows of an 8-bit matrix A [m][k] (rows lda apart) as GemmI8Tile reads them: in place for rows
-// whose depth is a multiple of 4 (uint8 ones flipped as they are read, where the ISA can), else
-// copied (and flipped for uint8) into thread scratch.
-template <class In>
-I8Rows MatrixRowsI8(const In* a, int64_t lda, int64_t r0, int rows, int k, int64_t ldd) {
-  const auto* bytes = reinterpret_cast<const int8_t*>(a);
-  if (k % 4 == 0) {
-    if (std::is_same_v<In, int8_t>) return I8Rows{bytes + r0 * lda, lda};
-    if (ActiveKernels().row_sums_u8 != nullptr) return I8Rows{bytes + r0 * lda, lda, true};
-  }
-  int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
-  for (int r = 0; r < rows; ++r) {
-    if (k > 0) std::memcpy(dst + r * ldd, bytes + (r0 + r) * lda, static_cast<size_t>(k));  // a may be null
-    std::memset(dst + r * ldd + k, 0, static_cast<size_t>(ldd - k));
-  }
-  ToSignedBytes<In>(dst, rows * ldd);
-  return I8Rows{dst, ldd};
 }
 
 // n bytes from src to dst without a library call for the short runs of im2col (a 3x3 window
@@ -428,6 +301,182 @@ inline void Im2ColI8(const reference::ConvParams& p, const reference::ConvDims& 
       ++oy;
     }
   }
+}
+
+// Rows [r0, r0 + rows) (output pixels of one image) of group g's im2col matrix, plus offset.
+// 8-bit inputs go through Im2ColI8's runs into thread scratch and are widened on the ISA's
+// vectors (on MobileNet's 3x3 stride-2 stem of 3 channels, two thirds of the layer's time went
+// to the tap-by-tap loop below).
+template <class In>
+void Im2ColI16(const reference::ConvParams& p, const reference::ConvDims& d, int f_c, int group, const In* input,
+               int32_t offset, int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+  const int64_t k = static_cast<int64_t>(d.k_h) * d.k_w * f_c;
+  if constexpr (sizeof(In) == 1) {
+    const IsaKernels& kernels = ActiveKernels();
+    const WidenRowsI16Fn widen = std::is_same_v<In, uint8_t> ? kernels.widen_u8_i16 : kernels.widen_i8_i16;
+    // Taps outside the image hold the value whose offset value is 0 (the input zero point).
+    const int32_t pad = -offset;
+    if (widen != nullptr && pad >= std::numeric_limits<In>::min() && pad <= std::numeric_limits<In>::max() &&
+        k <= INT32_MAX) {
+      int8_t* bytes = ScratchI8(static_cast<size_t>(rows) * k, 1);
+      Im2ColI8(p, d, f_c, group, reinterpret_cast<const int8_t*>(input), static_cast<int8_t>(static_cast<In>(pad)),
+               r0, rows, bytes, k);
+      widen(bytes, k, rows, static_cast<int>(k), offset, dst, ldd);
+      return;
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    const int64_t pixel = r0 + r;
+    const int oy = static_cast<int>(pixel / d.out_w), ox = static_cast<int>(pixel % d.out_w);
+    int16_t* row = dst + r * ldd;
+    int16_t* out = row;
+    for (int ky = 0; ky < d.k_h; ++ky) {
+      const int iy = oy * p.stride_h - p.pad_h + ky * p.dilation_h;
+      for (int kx = 0; kx < d.k_w; ++kx, out += f_c) {
+        const int ix = ox * p.stride_w - p.pad_w + kx * p.dilation_w;
+        if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
+          std::fill(out, out + f_c, int16_t{0});
+        } else {
+          const In* src = input + (static_cast<int64_t>(iy) * d.in_w + ix) * d.in_c + static_cast<int64_t>(group) * f_c;
+          for (int c = 0; c < f_c; ++c) out[c] = static_cast<int16_t>(src[c] + offset);
+        }
+      }
+    }
+    std::fill(row + k, row + ldd, int16_t{0});
+  }
+}
+
+// A filter [O][KH][KW][C/groups] plus offset, packed per group (repacked when the data or the
+// ISA changes; callers clear it for filters that are not constant).
+struct ConvFilterI16 {
+  std::vector<PackedI16> groups;
+};
+template <class W>
+void PackConvFilterI16(const Shape& filter_shape, const W* filter, int32_t offset, int groups, ConvFilterI16* out) {
+  const int out_c = filter_shape[0];
+  const int k = filter_shape[1] * filter_shape[2] * filter_shape[3];
+  const int per_group = out_c / groups;
+  const Isa isa = ActiveIsa();
+  if (static_cast<int>(out->groups.size()) == groups && out->groups[0].source == filter && out->groups[0].isa == isa &&
+      out->groups[0].n == per_group && out->groups[0].k == k) {
+    return;
+  }
+  out->groups.resize(static_cast<size_t>(groups));
+  for (int g = 0; g < groups; ++g) {
+    PackI16FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, offset, isa, &out->groups[g]);
+  }
+  out->groups[0].source = filter;
+}
+
+// One image of CONV_2D (as reference::IntegerConv2D); make_stage(group) gives the output stage
+// of a group's channels, whose rows are the image's output pixels.
+template <bool kWide, class In, class MakeStage>
+void IntegerConv2D(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d, int f_c,
+                   const In* input, int32_t input_offset, const ConvFilterI16& filter, const MakeStage& make_stage) {
+  const int groups = d.in_c / f_c;
+  const int64_t m = static_cast<int64_t>(d.out_h) * d.out_w;
+  const bool pointwise = d.k_h == 1 && d.k_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
+                         p.pad_w == 0;
+  for (int g = 0; g < groups; ++g) {
+    const PackedI16& b = filter.groups[g];
+    auto stage = make_stage(g);
+    if (pointwise) {
+      IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+        ConvertRows(input + r0 * d.in_c + static_cast<int64_t>(g) * f_c, d.in_c, rows, f_c, input_offset, dst, ldd);
+      }, stage);
+    } else {
+      IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+        Im2ColI16(p, d, f_c, g, input, input_offset, r0, rows, dst, ldd);
+      }, stage);
+    }
+  }
+}
+
+// Rows of a matrix product (FULLY_CONNECTED, BATCH_MATMUL): A [m][k] (rows lda apart) plus
+// input_offset times packed B (kWide with `low`: an int16 B split in bytes, see IntGemm).
+template <bool kWide, class In, class Stage>
+void IntegerMatMul(ThreadPool* pool, const In* a, int64_t lda, int64_t m, int32_t input_offset, const PackedI16& b,
+                   const Stage& stage, const PackedI16* low = nullptr) {
+  IntGemm<kWide>(pool, m, b, [&](int64_t r0, int rows, int16_t* dst, int64_t ldd) {
+    ConvertRows(a + r0 * lda, lda, rows, b.k, input_offset, dst, ldd);
+  }, stage, low);
+}
+
+// ---- int8 x int8 on byte dot products (HasGemmI8; see PackedI8)
+
+// Rows of A for GemmI8Tile: read in place, or a copy in thread scratch; `flip`: uint8 values that
+// GemmI8Tile flips as it reads them (flip_a).
+struct I8Rows {
+  const int8_t* a;
+  int64_t lda;
+  bool flip = false;
+};
+
+// The product split over the pool as IntGemm; rows_of(first_row, rows) gives the rows of A.
+// With `fused` (rows of the whole product, see FusedOutputOf) the micro-kernel requantizes and
+// stores; otherwise stage(row, c0, count, sums) takes the int32 sums.
+template <class RowsOf, class Stage>
+void IntGemmI8Staged(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const Stage& stage,
+                     const Requant8Output* fused) {
+  if (m <= 0 || b.n <= 0) return;
+  const int mr = KernelsFor(b.isa).i8_mr;
+  const TileGrid g = PlanTiles(static_cast<int>(std::min<int64_t>(m, INT32_MAX)), b.panels(), mr, NumThreads(pool));
+  const int chunk = std::max(b.nr, 256 / b.nr * b.nr);
+  ParallelFor(pool, g.tasks(), [&](int64_t task) {
+    const int rt = static_cast<int>(task / g.col_groups), cg = static_cast<int>(task % g.col_groups);
+    const int64_t r0 = static_cast<int64_t>(rt) * g.rows_per_tile;
+    const int rows = static_cast<int>(std::min<int64_t>(g.rows_per_tile, m - r0));
+    const int n0 = cg * g.panels_per_group * b.nr, n1 = std::min(b.n, n0 + g.panels_per_group * b.nr);
+    if (rows <= 0 || n0 >= n1) return;
+    const I8Rows src = rows_of(r0, rows);
+    for (int c0 = n0; c0 < n1; c0 += chunk) {
+      const int cols = std::min(chunk, n1 - c0);
+      int32_t* sums = ScratchI32(static_cast<size_t>(rows) * cols, 0);
+      if (fused) {
+        Requant8Output tile = *fused;
+        tile.out += r0 * tile.ldo;
+        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, &tile, src.flip);
+      } else {
+        GemmI8Tile(src.a, src.lda, rows, b, c0, c0 + cols, sums, cols, nullptr, src.flip);
+        for (int r = 0; r < rows; ++r) stage(r0 + r, c0, cols, sums + static_cast<int64_t>(r) * cols);
+      }
+    }
+  });
+}
+
+// With a requantization stage: a float requantization to 8 bits runs inside the micro-kernel.
+template <class RowsOf, class Out>
+void IntGemmI8(ThreadPool* pool, int64_t m, const PackedI8& b, const RowsOf& rows_of, const RequantStage<Out>& stage) {
+  Requant8Output fused{};
+  IntGemmI8Staged(pool, m, b, rows_of, stage, FusedOutputOf(stage, &fused) ? &fused : nullptr);
+}
+
+// Rows of 8-bit activations as the signed bytes GemmI8Tile reads: int8 as they are, uint8 with
+// the top bit flipped (a - 128).
+template <class In>
+void ToSignedBytes(int8_t* row, int64_t n) {
+  if constexpr (std::is_same_v<In, uint8_t>) {
+    for (int64_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<uint8_t>(row[i]) ^ 0x80);
+  }
+}
+
+// Rows of an 8-bit matrix A [m][k] (rows lda apart) as GemmI8Tile reads them: in place for rows
+// whose depth is a multiple of 4 (uint8 ones flipped as they are read, where the ISA can), else
+// copied (and flipped for uint8) into thread scratch.
+template <class In>
+I8Rows MatrixRowsI8(const In* a, int64_t lda, int64_t r0, int rows, int k, int64_t ldd) {
+  const auto* bytes = reinterpret_cast<const int8_t*>(a);
+  if (k % 4 == 0) {
+    if (std::is_same_v<In, int8_t>) return I8Rows{bytes + r0 * lda, lda};
+    if (ActiveKernels().row_sums_u8 != nullptr) return I8Rows{bytes + r0 * lda, lda, true};
+  }
+  int8_t* dst = ScratchI8(static_cast<size_t>(rows) * ldd, 0);
+  for (int r = 0; r < rows; ++r) {
+    if (k > 0) std::memcpy(dst + r * ldd, bytes + (r0 + r) * lda, static_cast<size_t>(k));  // a may be null
+    std::memset(dst + r * ldd + k, 0, static_cast<size_t>(ldd - k));
+  }
+  ToSignedBytes<In>(dst, rows * ldd);
+  return I8Rows{dst, ldd};
 }
 
 // An 8-bit filter [O][KH][KW][C/groups] (int8 or uint8, with its offset) packed per group for

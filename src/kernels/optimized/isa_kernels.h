@@ -40,8 +40,26 @@ using GemmF32RowsFn = void (*)(int parts, const float* const* a, int64_t lda, co
 // C[mr x nc] = (C if accumulate) + sum over kc2 pairs of A[m][2p] * B[2p][n] + A[m][2p+1] * B[2p+1][n],
 // int32 sums that wrap. A rows hold int16 values (lda int16s apart, pairs at even offsets); the
 // packed B panel is [kc2][NR][2] int16.
+//
+// With `ep` the sums (plus ep->bias, nullable) are requantized to 8 bits as the float stage of
+// RequantizeFn does (x * scale clamped to [lo, hi], rounded to nearest even, plus zero_point) and
+// their low bytes stored to ep->out (rows ldo apart; uint8 and int8 alike) instead of C. bias,
+// scale and out point at the tile's first column (and out at its first row).
+struct Requant8Output {
+  const int32_t* bias;
+  const float* scale;
+  float lo, hi;  // the activation range minus the zero point
+  int32_t zero_point;
+  int8_t* out;
+  int64_t ldo;
+};
 using GemmI16Fn = void (*)(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* c, int64_t ldc, int nc,
-                           bool accumulate);
+                           bool accumulate, const Requant8Output* ep);
+
+// The A operand of that GEMM from 8-bit rows: dst[r][i] = src[r][i] + offset for i < k (src rows
+// lds bytes apart, uint8 or int8 by the variant), 0 for k <= i < ldd (dst rows ldd int16 apart).
+using WidenRowsI16Fn = void (*)(const void* src, int64_t lds, int rows, int k, int32_t offset, int16_t* dst,
+                                int64_t ldd);
 
 // ---- int8 GEMM micro-kernel on byte dot products (AVX-512 VNNI vpdpbusd)
 // C[mr x nc] = (C if accumulate) + sum over kc4 groups g of sum_{j<4} A[m][4g + j] * B[4g + j][n],
@@ -191,6 +209,8 @@ struct IsaKernels {
   GemmF32RowsFn gemm_f32_rows_narrow[kMaxMr + 1] = {};
   int i16_mr = 0, i16_nr = 0;
   GemmI16Fn gemm_i16[kMaxMr + 1] = {};
+  WidenRowsI16Fn widen_u8_i16 = nullptr;  // null (generic): the scalar loop of ConvertRows
+  WidenRowsI16Fn widen_i8_i16 = nullptr;
   // Byte dot products: only on CPUs with AVX-512 VNNI (i8_mr 0 elsewhere).
   int i8_mr = 0, i8_nr = 0, i8_nr_narrow = 0;
   GemmI8Fn gemm_i8[kMaxMr + 1] = {};

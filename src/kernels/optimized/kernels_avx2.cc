@@ -86,6 +86,18 @@ struct Avx2 {
     for (int i = 0; i < n; ++i) p[i] = part[i];
   }
 
+  // The low bytes of the 16 lanes of a and b (values in the int16 range), a's first.
+  static void StoreBytes2(int8_t* p, I a, I b) {
+    // int16 [a0..3 b0..3 | a4..7 b4..7], their low bytes at the bottom of each half, then the
+    // dwords a0..3 a4..7 b0..3 b4..7.
+    const __m256i words = _mm256_packs_epi32(a, b);
+    const __m256i low = _mm256_shuffle_epi8(
+        words, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8, 10, 12, 14,
+                                -1, -1, -1, -1, -1, -1, -1, -1));
+    const __m256i order = _mm256_permutevar8x32_epi32(low, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(order));
+  }
+
   static I ZeroI() { return _mm256_setzero_si256(); }
   static I Set1I(int32_t v) { return _mm256_set1_epi32(v); }
   static I LoadI(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
@@ -157,6 +169,9 @@ struct Avx2 {
   // 16 int8 values as int16.
   static I LoadWidenI8x2(const int8_t* p) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I LoadWidenU8x2(const uint8_t* p) {
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
   // The first n (< 16) of them, zeros after: nothing past p + n is read.
   static I LoadWidenI8x2N(const int8_t* p, int n) {

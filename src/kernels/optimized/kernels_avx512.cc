@@ -74,6 +74,11 @@ struct Avx512 {
   static I TruncToInt(F v) { return _mm512_cvttps_epi32(v); }  // toward zero; INT32_MIN when out of range
   // The low byte of each of the first n lanes (values already in the byte's range).
   static void StoreBytesN(int8_t* p, I v, int n) { _mm512_mask_cvtepi32_storeu_epi8(p, Mask(n), v); }
+  // The low bytes of the 32 lanes of a and b, a's first.
+  static void StoreBytes2(int8_t* p, I a, I b) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(a));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16), _mm512_cvtepi32_epi8(b));
+  }
 
   static I ZeroI() { return _mm512_setzero_si512(); }
   static I Set1I(int32_t v) { return _mm512_set1_epi32(v); }
@@ -138,6 +143,9 @@ struct Avx512 {
   }
   static I LoadWidenI8x2(const int8_t* p) {
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static I LoadWidenU8x2(const uint8_t* p) {
+    return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
   // The first n (< 32) of them, zeros after: nothing past p + n is read.
   static I LoadWidenI8x2N(const int8_t* p, int n) {

@@ -44,7 +44,7 @@ void GemmF32(int kc, const float* a, int64_t lda, const float* b, float* c, int6
 
 template <int MR>
 void GemmI16(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* c, int64_t ldc, int nc,
-             bool accumulate) {
+             bool accumulate, const Requant8Output* ep) {
   uint32_t acc[MR][kGenericNr];
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < kGenericNr; ++j) acc[i][j] = (accumulate && j < nc) ? static_cast<uint32_t>(c[i * ldc + j]) : 0u;
@@ -59,7 +59,16 @@ void GemmI16(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* 
     }
   }
   for (int i = 0; i < MR; ++i) {
-    for (int j = 0; j < nc; ++j) c[i * ldc + j] = static_cast<int32_t>(acc[i][j]);
+    for (int j = 0; j < nc; ++j) {
+      if (ep == nullptr) {
+        c[i * ldc + j] = static_cast<int32_t>(acc[i][j]);
+        continue;
+      }
+      // As RequantizeFloat.
+      const uint32_t sum = acc[i][j] + (ep->bias ? static_cast<uint32_t>(ep->bias[j]) : 0u);
+      const float v = std::min(std::max(static_cast<float>(static_cast<int32_t>(sum)) * ep->scale[j], ep->lo), ep->hi);
+      ep->out[i * ep->ldo + j] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + ep->zero_point);
+    }
   }
 }
 

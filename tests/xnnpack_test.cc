@@ -961,6 +961,41 @@ TEST(Xnnpack, EightBitDepthwiseBetweenBuiltinConvolutionsStaysBuiltin) {
   }
 }
 
+// Without VNNI (AVX2, or AVX-512 without it) the 8-bit 1x1 convolutions of at least 2M
+// multiply-adds stay on edgerun's int16-pair GEMM, and the depthwise convolution and projection
+// between them with it; smaller ones stay with XNNPACK. The bytes are the same either way (both
+// round as XNNPACK's float requantization).
+TEST(Xnnpack, EightBitOneByOneConvolutionsStayOnTheInt16GemmWithoutVnni) {
+  SKIP_WITHOUT_XNNPACK();
+  if (optimized::DetectedIsa() < optimized::Isa::kAvx2) GTEST_SKIP() << "no AVX2 on this CPU";
+  optimized::ScopedIsa avx2(optimized::Isa::kAvx2);
+  ASSERT_FALSE(optimized::HasGemmI8(optimized::ActiveIsa()));
+  for (TensorType type : {kI8, kU8}) {
+    for (const int side : {32, 9}) {  // 32x32x64 -> 64: 4.2M multiply-adds; 9x9: 0.2M
+      const auto bytes = EightBitExpandDepthwiseProject(type, side, 64);
+      InterpreterOptions options;
+      options.xnnpack_min_partition_nodes = 1;
+      auto interpreter = testing::Build(bytes, options);
+      ASSERT_TRUE(interpreter);
+      const DelegationReport& report = *interpreter->delegation();
+      ASSERT_EQ(report.nodes.size(), 3u);
+      if (side == 32) {
+        ExpectDepthwiseKeptWithItsProducer(report);
+        for (const int n : {0, 2}) {
+          ASSERT_EQ(report.nodes[n].refusals.size(), 1u);
+          EXPECT_NE(report.nodes[n].refusals[0].second.find("int16-pair GEMM"), std::string::npos)
+              << report.nodes[n].refusals[0].second;
+        }
+      } else {
+        EXPECT_EQ(report.partitions.size(), 1u);
+      }
+      ExpectMatchesBuiltin(bytes, std::string("8-bit 1x1 on int16 pairs: ") + TensorTypeName(type) + " side " +
+                                      std::to_string(side),
+                           {1e-5f, 0}, 3);
+    }
+  }
+}
+
 // A value nobody reads (a dead branch) is still written: XNNPACK gives memory only to values
 // that are read or leave the partition, so the partition lists it as an output.
 TEST(Xnnpack, DeadValueInsideAPartition) {

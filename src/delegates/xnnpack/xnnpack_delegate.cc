@@ -282,6 +282,11 @@ class XnnpackDelegate : public Delegate {
   // kernels; AMD Zen 3: synthetic MobileNet v2 float 10.6-13 ms builtin against 20-22 ms on
   // this XNNPACK). The portable build leaves everything to XNNPACK.
   static bool BuiltinGemmHasVectors() { return optimized::ActiveIsa() >= optimized::Isa::kAvx2; }
+  // The smallest 8-bit 1x1 convolution kept on the int16-pair GEMM where there is no VNNI. Above
+  // the largest layer of MobileNet v1 0.25 128 (1.05M multiply-adds), which as a whole ran 1.10x
+  // slower builtin on AMD Zen 3 (stop 21) and so stays on XNNPACK; below every 1x1 layer of
+  // MobileNet v2 1.0 224 (2.4M and more).
+  static constexpr int64_t kInt16PairGemmMinMacs = 2000000;
 
   // Why a CONV_2D stays on the builtin kernel, on CPUs where edgerun's GEMM runs it faster than
   // the 2022 XNNPACK that Debian ships. Empty when XNNPACK should take the node.
@@ -314,10 +319,28 @@ class XnnpackDelegate : public Delegate {
                        output->type == TensorType::kUInt8;
     if (int8 || uint8) {
       const int64_t min_macs = options.builtin_int8_gemm_min_macs;
-      if (min_macs <= 0 || macs < min_macs || !optimized::HasGemmI8(optimized::ActiveIsa())) return {};
-      return StrCat(int8 ? "int8 " : "uint8 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
-                    " multiply-adds: edgerun's VNNI GEMM runs it faster than this XNNPACK "
-                    "(InterpreterOptions::builtin_int8_gemm_min_macs)");
+      if (min_macs <= 0 || macs < min_macs) return {};
+      if (optimized::HasGemmI8(optimized::ActiveIsa())) {
+        return StrCat(int8 ? "int8 " : "uint8 ", filter->dim(1), "x", filter->dim(2), " convolution of ", macs,
+                      " multiply-adds: edgerun's VNNI GEMM runs it faster than this XNNPACK "
+                      "(InterpreterOptions::builtin_int8_gemm_min_macs)");
+      }
+      // Without VNNI both sides multiply int16 pairs (vpmaddwd). A 1x1 convolution of stride 1
+      // is then one GEMM on the input rows, widened by vector loads, with the requantization in
+      // the micro-kernel's epilogue; the depthwise convolution and the projection after it stay
+      // builtin too (ReadsTheBuiltinGemm, ProjectsTheBuiltinDepthwise). AMD Zen 3 (AVX2 only),
+      // 1 thread, whole models builtin against this XNNPACK (stop 22): coral MobileNet v2 7.8
+      // against 10.4 ms, TF2 MobileNet v2 int8 7.9 / 9.9, MoveNet 8.6 / 9.7, DeepLab v3 uint8
+      // 38.7 / 46.6. Larger windows (im2col into int16: mlperf ResNet int8 ran 1.48x slower
+      // builtin at stop 21) and small layers stay with XNNPACK.
+      if (!BuiltinGemmHasVectors() || macs < kInt16PairGemmMinMacs || filter->dim(1) != 1 || filter->dim(2) != 1 ||
+          o->stride_h() != 1 || o->stride_w() != 1 || filter->dim(3) != input->dim(3)) {
+        return {};
+      }
+      return StrCat(int8 ? "int8 " : "uint8 ", "1x1 convolution of ", macs,
+                    " multiply-adds: edgerun's int16-pair GEMM with the requantization in its epilogue runs it "
+                    "faster than this XNNPACK on a CPU without VNNI (InterpreterOptions::builtin_int8_gemm_min_macs, "
+                    "at least ", kInt16PairGemmMinMacs, " here)");
     }
     const int64_t min_macs = options.builtin_float_gemm_min_macs;
     if (min_macs <= 0 || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32) return {};
@@ -392,16 +415,24 @@ class XnnpackDelegate : public Delegate {
   // depthwise convolution that ReadsTheBuiltinGemm keeps (the last convolution of an
   // inverted-residual block), so with the chains fused (InterpreterOptions::fuse_row_chains) it
   // runs in the same FUSED node, strip by strip, instead of a one-node partition and a handoff.
+  // The same for an 8-bit one where there is no VNNI (the 8-bit chains do not fuse there): it
+  // would be a one-node partition, a handoff each way, between builtin nodes (a projection under
+  // kInt16PairGemmMinMacs after an expansion over it).
   static std::string ProjectsTheBuiltinDepthwise(const OpContext& node) {
-    if (node.builtin_code() != tflite::BuiltinOperator_CONV_2D || node.num_inputs() < 2 ||
-        !node.interpreter().options().fuse_row_chains) {
-      return {};
-    }
+    if (node.builtin_code() != tflite::BuiltinOperator_CONV_2D || node.num_inputs() < 2) return {};
     const Tensor* input = node.input(0);
     const Tensor* filter = node.input(1);
     const Tensor* output = node.num_outputs() == 1 ? node.output(0) : nullptr;
-    if (!input || !filter || !output || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32 ||
-        input->rank() != 4 || filter->rank() != 4 || output->rank() != 4 || filter->dim(1) != 1 ||
+    if (!input || !filter || !output) return {};
+    const bool float32 = input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32;
+    const bool eight_bit = (input->type == TensorType::kInt8 || input->type == TensorType::kUInt8) &&
+                           filter->type == input->type && output->type == input->type;
+    if (float32 ? !node.interpreter().options().fuse_row_chains
+                : !eight_bit || optimized::HasGemmI8(optimized::ActiveIsa()) || !BuiltinGemmHasVectors() ||
+                      node.interpreter().options().builtin_int8_gemm_min_macs <= 0) {
+      return {};
+    }
+    if (input->rank() != 4 || filter->rank() != 4 || output->rank() != 4 || filter->dim(1) != 1 ||
         filter->dim(2) != 1 || filter->dim(3) != input->dim(3) || input->dim(1) != output->dim(1) ||
         input->dim(2) != output->dim(2)) {
       return {};
@@ -412,6 +443,11 @@ class XnnpackDelegate : public Delegate {
       const OpContext producer(&graph, n);
       if (producer.num_outputs() != 1 || producer.output_tensor_index(0) != t) continue;
       if (ReadsTheBuiltinGemm(producer).empty()) return {};
+      if (!float32) {
+        return StrCat(TensorTypeName(input->type), " 1x1 convolution of the output of op ", n,
+                      ", a depthwise convolution that stays builtin: alone in a partition it would cost a handoff "
+                      "each way");
+      }
       return StrCat("float32 1x1 convolution of the output of op ", n,
                     ", a depthwise convolution that stays builtin: it runs fused with it "
                     "(InterpreterOptions::fuse_row_chains)");

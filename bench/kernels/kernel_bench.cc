@@ -299,6 +299,8 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
   AddFloatDepthwise(cases, s, &pool, 112, 96, 2);
   AddFloatDepthwise(cases, s, &pool, 56, 144, 1);
   AddFloatDepthwise(cases, s, &pool, 14, 384, 1);
+  AddFloatDepthwise(cases, s, &pool, 14, 576, 1);
+  AddFloatDepthwise(cases, s, &pool, 7, 960, 1);
   AddFloatFc(cases, s, &pool, 1, 1280, 1000);
   AddFloatFc(cases, s, &pool, 32, 512, 512);
   // The int16-pair GEMM (CPUs without byte dot products): MobileNet v2's first layers, whose

@@ -234,8 +234,10 @@ TEST(OptimizedConv2D, LargeDepthSplitsIntoBlocks) {
 TEST(OptimizedDepthwiseConv2D, FloatMatchesReference) {
   Random r(3);
   ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
-    for (int iter = 0; iter < 40; ++iter) {
-      const int batches = r.Int(1, 2), in_h = r.Int(1, 12), in_w = r.Int(1, 20), c = r.Int(1, 41);
+    for (int iter = 0; iter < 60; ++iter) {
+      // Multiples of 16 too: with every channel block full the interior runs all blocks per pixel group.
+      const int batches = r.Int(1, 2), in_h = r.Int(1, 12), in_w = r.Int(1, 20);
+      const int c = r.Int(0, 2) == 0 ? 16 * r.Int(1, 3) : r.Int(1, 41);
       const int k = iter % 4;  // 3x3 and 5x5 take the fixed-size paths
       const int kh = k == 0 ? 3 : k == 1 ? 5 : r.Int(1, 4), kw = k == 0 ? 3 : k == 1 ? 5 : r.Int(1, 4);
       Geometry g;

@@ -142,7 +142,10 @@ struct Avx2 {
   static I ShiftRightI(I v) {  // arithmetic
     return _mm256_srai_epi32(v, kBits);
   }
+  static I ShiftRightByI(I v, __m128i count) { return _mm256_sra_epi32(v, count); }  // arithmetic, count in the low lane
   static I MulLoI(I a, I b) { return _mm256_mullo_epi32(a, b); }
+  static I MaxI(I a, I b) { return _mm256_max_epi32(a, b); }
+  static I MinI(I a, I b) { return _mm256_min_epi32(a, b); }
   static I DotPairs(I c, I a, I b) { return _mm256_add_epi32(c, _mm256_madd_epi16(a, b)); }
   // Each lane's low 16 bits from lo, its high 16 bits from hi's low 16: int16 pairs for DotPairs.
   static I PackPairs(I lo, I hi) { return _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xAA); }
@@ -300,40 +303,6 @@ void Requantize(const int32_t* sums, int n, int c0, const RequantArgs& r, void* 
   }
 }
 
-// XNNPACK's 8-bit ADD (quant::xnn::Add), 8 values a step: widened to int32, multiplied, shifted,
-// clamped, narrowed (as the AVX-512 kernel; the caller checked that the bias fits int32).
-void AddI8(const void* a, const void* b, int64_t n, const AddI8Args& p, void* out) {
-  const __m256i am = _mm256_set1_epi32(p.a_multiplier), bm = _mm256_set1_epi32(p.b_multiplier);
-  const __m256i bias = _mm256_set1_epi32(p.bias), zero_point = _mm256_set1_epi32(p.zero_point);
-  const __m256i lo = _mm256_set1_epi32(p.min), hi = _mm256_set1_epi32(p.max);
-  const __m128i shift = _mm_cvtsi32_si128(p.shift);
-  const auto* pa = static_cast<const uint8_t*>(a);
-  const auto* pb = static_cast<const uint8_t*>(b);
-  auto* po = static_cast<uint8_t*>(out);
-  const OutType type = p.is_unsigned ? OutType::kUInt8 : OutType::kInt8;
-  for (int64_t i = 0; i < n; i += 8) {
-    const int count = n - i < 8 ? static_cast<int>(n - i) : 8;
-    __m128i va, vb;
-    if (count == 8) {
-      va = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(pa + i));
-      vb = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(pb + i));
-    } else {
-      alignas(16) uint8_t ta[16] = {}, tb[16] = {};
-      __builtin_memcpy(ta, pa + i, static_cast<size_t>(count));
-      __builtin_memcpy(tb, pb + i, static_cast<size_t>(count));
-      va = _mm_load_si128(reinterpret_cast<const __m128i*>(ta));
-      vb = _mm_load_si128(reinterpret_cast<const __m128i*>(tb));
-    }
-    const __m256i xa = p.is_unsigned ? _mm256_cvtepu8_epi32(va) : _mm256_cvtepi8_epi32(va);
-    const __m256i xb = p.is_unsigned ? _mm256_cvtepu8_epi32(vb) : _mm256_cvtepi8_epi32(vb);
-    __m256i acc = _mm256_add_epi32(bias, _mm256_mullo_epi32(xa, am));
-    acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(xb, bm));
-    acc = _mm256_add_epi32(_mm256_sra_epi32(acc, shift), zero_point);
-    acc = _mm256_min_epi32(_mm256_max_epi32(acc, lo), hi);
-    StoreOut(acc, count, type, po + i);
-  }
-}
-
 }  // namespace
 
 bool FillAvx2Kernels(IsaKernels* k) {
@@ -341,7 +310,6 @@ bool FillAvx2Kernels(IsaKernels* k) {
   FillSimdKernels<Avx2>(k, std::make_integer_sequence<int, 6>{}, std::make_integer_sequence<int, 4>{});
   k->requantize_fixed = &Requantize<false>;
   k->requantize_float = &Requantize<true>;
-  k->add_i8 = &AddI8;
   return true;
 }
 

@@ -114,7 +114,10 @@ struct Avx512 {
   static I ShiftRightI(I v) {  // arithmetic
     return _mm512_srai_epi32(v, kBits);
   }
+  static I ShiftRightByI(I v, __m128i count) { return _mm512_sra_epi32(v, count); }  // arithmetic, count in the low lane
   static I MulLoI(I a, I b) { return _mm512_mullo_epi32(a, b); }
+  static I MaxI(I a, I b) { return _mm512_max_epi32(a, b); }
+  static I MinI(I a, I b) { return _mm512_min_epi32(a, b); }
   static I DotPairs(I c, I a, I b) {
     if constexpr (kVnni) {
       asm("vpdpwssd %2, %1, %0" : "+v"(c) : "v"(a), "v"(b));
@@ -359,29 +362,6 @@ void RowSumsVnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, i
   }
 }
 
-// 16 values a step: widened to int32, multiplied, shifted, clamped, narrowed.
-void AddI8(const void* a, const void* b, int64_t n, const AddI8Args& p, void* out) {
-  const __m512i am = _mm512_set1_epi32(p.a_multiplier), bm = _mm512_set1_epi32(p.b_multiplier);
-  const __m512i bias = _mm512_set1_epi32(p.bias), zero_point = _mm512_set1_epi32(p.zero_point);
-  const __m512i lo = _mm512_set1_epi32(p.min), hi = _mm512_set1_epi32(p.max);
-  const __m128i shift = _mm_cvtsi32_si128(p.shift);
-  const auto* pa = static_cast<const uint8_t*>(a);
-  const auto* pb = static_cast<const uint8_t*>(b);
-  auto* po = static_cast<uint8_t*>(out);
-  for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = Avx512<false>::Mask(static_cast<int>(n - i < 16 ? n - i : 16));
-    const __m128i va = _mm_maskz_loadu_epi8(m, pa + i), vb = _mm_maskz_loadu_epi8(m, pb + i);
-    const __m512i xa = p.is_unsigned ? _mm512_cvtepu8_epi32(va) : _mm512_cvtepi8_epi32(va);
-    const __m512i xb = p.is_unsigned ? _mm512_cvtepu8_epi32(vb) : _mm512_cvtepi8_epi32(vb);
-    __m512i acc = _mm512_add_epi32(bias, _mm512_mullo_epi32(xa, am));
-    acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(xb, bm));
-    acc = _mm512_add_epi32(_mm512_sra_epi32(acc, shift), zero_point);
-    acc = _mm512_min_epi32(_mm512_max_epi32(acc, lo), hi);
-    // In range after the clamp: the truncating store is exact.
-    _mm512_mask_cvtepi32_storeu_epi8(po + i, m, acc);
-  }
-}
-
 template <int... MR>
 void FillGemmI8(IsaKernels* k, std::integer_sequence<int, MR...>) {
   ((k->gemm_i8[MR + 1] = &GemmI8Vnni<MR + 1, 2>), ...);
@@ -405,7 +385,6 @@ bool FillAvx512Kernels(IsaKernels* k, bool vnni) {
   } else {
     FillSimdKernels<Avx512<false>>(k, std::make_integer_sequence<int, 12>{}, std::make_integer_sequence<int, 12>{});
   }
-  k->add_i8 = &AddI8;
   k->requantize_fixed = &Requantize<false>;
   k->binary_i16 = &BinaryI16;
   k->requantize_float = &Requantize<true>;

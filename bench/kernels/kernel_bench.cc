@@ -282,6 +282,13 @@ int RunKernels(int threads, const std::string& filter, double min_secs) {
   AddFloatConv(cases, s, &pool, 224, 3, 32, 3, 2);
   AddFloatConv(cases, s, &pool, 112, 32, 16, 1, 1);
   AddFloatConv(cases, s, &pool, 56, 24, 144, 1, 1);
+  // The same depths on 441 rows, every operand in L2 (a fused block's strip): the cost of a
+  // tile's epilogue against its depth (Zen 4: K 16-144 at 71-85 GFLOP/s, K 384 at 107-111).
+  AddFloatConv(cases, s, &pool, 21, 24, 144, 1, 1);
+  AddFloatConv(cases, s, &pool, 21, 16, 96, 1, 1);
+  AddFloatConv(cases, s, &pool, 21, 144, 24, 1, 1);
+  AddFloatConv(cases, s, &pool, 21, 96, 24, 1, 1);
+  AddFloatConv(cases, s, &pool, 21, 384, 64, 1, 1);
   AddFloatConv(cases, s, &pool, 56, 144, 24, 1, 1);
   AddFloatConv(cases, s, &pool, 14, 384, 64, 1, 1);
   AddFloatConv(cases, s, &pool, 7, 960, 320, 1, 1);

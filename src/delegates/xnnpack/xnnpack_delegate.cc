@@ -288,6 +288,18 @@ class XnnpackDelegate : public Delegate {
   // MobileNet v2 1.0 224 (2.4M and more).
   static constexpr int64_t kInt16PairGemmMinMacs = 2000000;
 
+  // A CONV_2D of int8 x int8 -> int8 or uint8 x uint8 -> uint8: the 8-bit GEMMs' operands.
+  static bool EightBitConv(const Tensor* input, const Tensor* filter, const Tensor* output) {
+    return (input->type == TensorType::kInt8 || input->type == TensorType::kUInt8) && filter->type == input->type &&
+           output->type == input->type;
+  }
+  // Where the 8-bit rules use the int16-pair GEMM: vector kernels without VNNI, and 8-bit
+  // convolutions not all given to XNNPACK (builtin_int8_gemm_min_macs 0).
+  static bool Int16PairGemmRules(const InterpreterOptions& options) {
+    return BuiltinGemmHasVectors() && !optimized::HasGemmI8(optimized::ActiveIsa()) &&
+           options.builtin_int8_gemm_min_macs > 0;
+  }
+
   // Why a CONV_2D stays on the builtin kernel, on CPUs where edgerun's GEMM runs it faster than
   // the 2022 XNNPACK that Debian ships. Empty when XNNPACK should take the node.
   //  - float32 (one group, no dilation): a 1x1 convolution (stride 1) is one GEMM on the input as
@@ -313,11 +325,8 @@ class XnnpackDelegate : public Delegate {
     const int64_t depth = static_cast<int64_t>(filter->dim(1)) * filter->dim(2) * filter->dim(3);
     const int64_t macs = output->num_elements() * depth;
     const InterpreterOptions& options = node.interpreter().options();
-    const bool int8 = input->type == TensorType::kInt8 && filter->type == TensorType::kInt8 &&
-                      output->type == TensorType::kInt8;
-    const bool uint8 = input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8 &&
-                       output->type == TensorType::kUInt8;
-    if (int8 || uint8) {
+    if (EightBitConv(input, filter, output)) {
+      const bool int8 = input->type == TensorType::kInt8;
       const int64_t min_macs = options.builtin_int8_gemm_min_macs;
       if (min_macs <= 0 || macs < min_macs) return {};
       if (optimized::HasGemmI8(optimized::ActiveIsa())) {
@@ -333,7 +342,7 @@ class XnnpackDelegate : public Delegate {
       // against 10.4 ms, TF2 MobileNet v2 int8 7.9 / 9.9, MoveNet 8.6 / 9.7, DeepLab v3 uint8
       // 38.7 / 46.6. Larger windows (im2col into int16: mlperf ResNet int8 ran 1.48x slower
       // builtin at stop 21) and small layers stay with XNNPACK.
-      if (!BuiltinGemmHasVectors() || macs < kInt16PairGemmMinMacs || filter->dim(1) != 1 || filter->dim(2) != 1 ||
+      if (!Int16PairGemmRules(options) || macs < kInt16PairGemmMinMacs || filter->dim(1) != 1 || filter->dim(2) != 1 ||
           o->stride_h() != 1 || o->stride_w() != 1 || filter->dim(3) != input->dim(3)) {
         return {};
       }
@@ -424,14 +433,11 @@ class XnnpackDelegate : public Delegate {
     const Tensor* filter = node.input(1);
     const Tensor* output = node.num_outputs() == 1 ? node.output(0) : nullptr;
     if (!input || !filter || !output) return {};
+    const InterpreterOptions& options = node.interpreter().options();
     const bool float32 = input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32;
-    const bool eight_bit = (input->type == TensorType::kInt8 || input->type == TensorType::kUInt8) &&
-                           filter->type == input->type && output->type == input->type;
-    if (float32 ? !node.interpreter().options().fuse_row_chains
-                : !eight_bit || optimized::HasGemmI8(optimized::ActiveIsa()) || !BuiltinGemmHasVectors() ||
-                      node.interpreter().options().builtin_int8_gemm_min_macs <= 0) {
-      return {};
-    }
+    const bool applies = float32 ? options.fuse_row_chains
+                                 : EightBitConv(input, filter, output) && Int16PairGemmRules(options);
+    if (!applies) return {};
     if (input->rank() != 4 || filter->rank() != 4 || output->rank() != 4 || filter->dim(1) != 1 ||
         filter->dim(2) != 1 || filter->dim(3) != input->dim(3) || input->dim(1) != output->dim(1) ||
         input->dim(2) != output->dim(2)) {

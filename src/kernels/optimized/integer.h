@@ -167,13 +167,19 @@ void IntGemm(ThreadPool* pool, int64_t m, const PackedI16& b, const Fill& fill, 
   });
 }
 
+// The active ISA's widening of 8-bit rows of In to int16 (null: none, the scalar loops).
+template <class In>
+WidenRowsI16Fn WidenRowsFor() {
+  const IsaKernels& kernels = ActiveKernels();
+  return std::is_same_v<In, uint8_t> ? kernels.widen_u8_i16 : kernels.widen_i8_i16;
+}
+
 // Rows of In values (lda apart) plus offset, as int16 rows of width `ldd` (zero padded); 8-bit
 // ones on the ISA's vectors (WidenRowsI16Fn).
 template <class In>
 void ConvertRows(const In* a, int64_t lda, int rows, int k, int32_t offset, int16_t* dst, int64_t ldd) {
   if constexpr (sizeof(In) == 1) {
-    const IsaKernels& kernels = ActiveKernels();
-    const WidenRowsI16Fn widen = std::is_same_v<In, uint8_t> ? kernels.widen_u8_i16 : kernels.widen_i8_i16;
+    const WidenRowsI16Fn widen = WidenRowsFor<In>();
     if (widen != nullptr) {
       widen(a, lda, rows, k, offset, dst, ldd);
       return;
@@ -312,8 +318,7 @@ void Im2ColI16(const reference::ConvParams& p, const reference::ConvDims& d, int
                int32_t offset, int64_t r0, int rows, int16_t* dst, int64_t ldd) {
   const int64_t k = static_cast<int64_t>(d.k_h) * d.k_w * f_c;
   if constexpr (sizeof(In) == 1) {
-    const IsaKernels& kernels = ActiveKernels();
-    const WidenRowsI16Fn widen = std::is_same_v<In, uint8_t> ? kernels.widen_u8_i16 : kernels.widen_i8_i16;
+    const WidenRowsI16Fn widen = WidenRowsFor<In>();
     // Taps outside the image hold the value whose offset value is 0 (the input zero point).
     const int32_t pad = -offset;
     if (widen != nullptr && pad >= std::numeric_limits<In>::min() && pad <= std::numeric_limits<In>::max() &&

@@ -42,6 +42,15 @@ void GemmF32(int kc, const float* a, int64_t lda, const float* b, float* c, int6
   }
 }
 
+// The float requantization of one sum (RequantizeFn's float path): (sum + bias) * scale in
+// float, clamped to [lo, hi] (the activation range minus the zero point), rounded to nearest
+// even, plus the zero point. The sum and bias add as int32 that wraps, as the reference's sums.
+inline int32_t RequantizeFloatValue(int32_t sum, int32_t bias, float scale, float lo, float hi, int32_t zero_point) {
+  const uint32_t total = static_cast<uint32_t>(sum) + static_cast<uint32_t>(bias);
+  const float v = std::min(std::max(static_cast<float>(static_cast<int32_t>(total)) * scale, lo), hi);
+  return static_cast<int32_t>(std::nearbyint(v)) + zero_point;
+}
+
 template <int MR>
 void GemmI16(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* c, int64_t ldc, int nc,
              bool accumulate, const Requant8Output* ep) {
@@ -64,10 +73,9 @@ void GemmI16(int kc2, const int16_t* a, int64_t lda, const int16_t* b, int32_t* 
         c[i * ldc + j] = static_cast<int32_t>(acc[i][j]);
         continue;
       }
-      // As RequantizeFloat.
-      const uint32_t sum = acc[i][j] + (ep->bias ? static_cast<uint32_t>(ep->bias[j]) : 0u);
-      const float v = std::min(std::max(static_cast<float>(static_cast<int32_t>(sum)) * ep->scale[j], ep->lo), ep->hi);
-      ep->out[i * ep->ldo + j] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + ep->zero_point);
+      const int32_t q = RequantizeFloatValue(static_cast<int32_t>(acc[i][j]), ep->bias ? ep->bias[j] : 0, ep->scale[j],
+                                             ep->lo, ep->hi, ep->zero_point);
+      ep->out[i * ep->ldo + j] = static_cast<int8_t>(q);
     }
   }
 }
@@ -188,11 +196,7 @@ void RequantizeFloat(const int32_t* sums, int n, int c0, const RequantArgs& r, v
     const int count = std::min(kChunk, n - start);
     for (int i = 0; i < count; ++i) {
       const int c = c0 + start + i;
-      uint32_t sum = static_cast<uint32_t>(sums[start + i]);
-      if (r.bias) sum += static_cast<uint32_t>(r.bias[c]);
-      float v = static_cast<float>(static_cast<int32_t>(sum)) * r.scale[c];
-      v = std::min(std::max(v, lo), hi);
-      tmp[i] = static_cast<int32_t>(std::nearbyint(v)) + r.zero_point;
+      tmp[i] = RequantizeFloatValue(sums[start + i], r.bias ? r.bias[c] : 0, r.scale[c], lo, hi, r.zero_point);
     }
     Store(tmp, count, r.out_type, static_cast<char*>(out) + static_cast<int64_t>(start) * size);
   }

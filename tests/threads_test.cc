@@ -5,6 +5,7 @@
 
 #include "core/node_work.h"
 #include "core/subgraph.h"
+#include "core/thread_pool.h"
 #include "test_util.h"
 #include "tflite_generated.h"
 
@@ -23,6 +24,26 @@ InterpreterOptions Threads(int n) {
   options.num_threads = n;
   options.use_xnnpack = false;
   return options;
+}
+
+// The model of ParallelFor's schedule that the kernels cut their work by: contiguous shares,
+// then stealing from the end of the nearest thread before.
+TEST(Threads, ScheduledFinishFollowsSharesThenStealing) {
+  const std::vector<double> nine(9, 1.0), eight(8, 1.0);
+  EXPECT_DOUBLE_EQ(ScheduledFinish(nine.data(), 9, 2), 5.0);
+  EXPECT_DOUBLE_EQ(ScheduledFinish(eight.data(), 8, 2), 4.0);
+  EXPECT_DOUBLE_EQ(ScheduledFinish(eight.data(), 8, 1), 8.0);
+  EXPECT_DOUBLE_EQ(ScheduledFinish(eight.data(), 3, 8), 1.0);  // more threads than tasks
+  EXPECT_DOUBLE_EQ(ScheduledFinish(nine.data(), 0, 2), 0.0);
+  // Shares {5, 1} and {1, 1}: the second thread takes the first's unstarted 1, not its 5.
+  const std::vector<double> uneven{5, 1, 1, 1};
+  EXPECT_DOUBLE_EQ(ScheduledFinish(uneven.data(), 4, 2), 5.0);
+  // Shares {3, 3} and {1, 1}: the second, free at 2, takes the first's unstarted 3.
+  const std::vector<double> steal{3, 3, 1, 1};
+  EXPECT_DOUBLE_EQ(ScheduledFinish(steal.data(), 4, 2), 5.0);
+  // Shares {1, 1, 4} and {1, 1}: the first has started its 4 when the second is free.
+  const std::vector<double> started{1, 1, 4, 1, 1};
+  EXPECT_DOUBLE_EQ(ScheduledFinish(started.data(), 5, 2), 6.0);
 }
 
 TEST(Threads, AHandOffPaysOnlyForWorkLargerThanItCosts) {

@@ -8,6 +8,51 @@
 
 namespace edgerun {
 
+double ScheduledFinish(const double* costs, int64_t n, int threads) {
+  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
+  if (n <= 0) return 0.0;
+  struct Share {
+    int64_t next, end;
+    double busy_until = 0.0;
+  };
+  std::vector<Share> shares(static_cast<size_t>(threads));
+  const int64_t per = n / threads, longer = n % threads;
+  int64_t start = 0;
+  for (int i = 0; i < threads; ++i) {
+    const int64_t length = per + (i < longer ? 1 : 0);
+    shares[i] = {start, start + length};
+    start += length;
+  }
+  double finish = 0.0;
+  std::vector<bool> done(static_cast<size_t>(threads), false);
+  for (int left = threads; left > 0;) {
+    // The thread that is free first takes its next task, or steals one.
+    int i = -1;
+    for (int t = 0; t < threads; ++t) {
+      if (!done[t] && (i < 0 || shares[t].busy_until < shares[i].busy_until)) i = t;
+    }
+    Share& own = shares[i];
+    if (own.next < own.end) {
+      own.busy_until += costs[own.next++];
+      continue;
+    }
+    bool stole = false;
+    for (int step = 1; step < threads && !stole; ++step) {
+      Share& other = shares[(i + threads - step) % threads];
+      if (other.next < other.end) {
+        own.busy_until += costs[--other.end];
+        stole = true;
+      }
+    }
+    if (!stole) {
+      finish = std::max(finish, own.busy_until);
+      done[i] = true;
+      --left;
+    }
+  }
+  return finish;
+}
+
 ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
   if (num_threads_ == 1) return;
 #if EDGERUN_THREADPOOL_PTHREADPOOL

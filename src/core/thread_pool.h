@@ -22,6 +22,13 @@ struct pthreadpool;  // pthreadpool.h's pthreadpool_t is `struct pthreadpool*`
 
 namespace edgerun {
 
+// When `threads` threads finish tasks of the given costs (in any unit) as ParallelFor deals them
+// out: each thread starts on a contiguous share (pthreadpool's split, the first n % threads shares
+// one task longer) and, out of work, takes the last task left of the nearest thread before it.
+// The std::thread backend hands tasks out in order instead, which finishes no later on the plans
+// made with this (equal tasks). For kernels that choose how to cut their work.
+double ScheduledFinish(const double* costs, int64_t n, int threads);
+
 class ThreadPool {
  public:
   explicit ThreadPool(int num_threads);

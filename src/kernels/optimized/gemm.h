@@ -126,6 +126,10 @@ struct TileGrid {
   int panels_per_group = 1;
   int64_t tasks() const { return static_cast<int64_t>(row_tiles) * col_groups; }
 };
+// Tiles of about 8 micro-tiles of rows (A stays in L2 while the panels pass); with threads, cut
+// so that the tasks share out evenly (ScheduledFinish), at most kMaxPlannedTasks of them unless
+// the rows alone make more.
+constexpr int kMaxPlannedTasks = 64;
 TileGrid PlanTiles(int m, int panels, int mr, int threads);
 
 // ---- integer (int16 operands, int32 sums)

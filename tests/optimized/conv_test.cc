@@ -20,6 +20,21 @@ using testing::ExpectNear;
 using testing::ForEachIsaAndThreads;
 using testing::Random;
 
+// ForEachIsaAndThreads, and on AVX-512 once more with 24-column panels wherever they fit better
+// (MidPanels::kPrefer), so that those micro-kernels are tested on CPUs that would not choose them.
+void ForEachIsaThreadsAndPanels(const std::function<void(Isa, ThreadPool*)>& fn) {
+  {
+    ScopedMidPanels never(MidPanels::kNever);
+    ForEachIsaAndThreads(fn);
+  }
+  if (DetectedIsa() == Isa::kAvx512) {
+    ScopedMidPanels prefer(MidPanels::kPrefer);
+    SCOPED_TRACE("24-column panels");
+    ThreadPool one(1), three(3);
+    for (ThreadPool* pool : {&one, &three}) fn(Isa::kAvx512, pool);
+  }
+}
+
 struct Geometry {
   reference::ConvParams params;
   int out_h = 0, out_w = 0;
@@ -50,7 +65,7 @@ bool RandomGeometry(Random& r, int in_h, int in_w, int kh, int kw, Geometry* g) 
 
 TEST(OptimizedConv2D, FloatMatchesReference) {
   Random r(1);
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
     for (int iter = 0; iter < 40; ++iter) {
       const bool pointwise = iter % 3 == 0;
       const int batches = r.Int(1, 2), in_h = r.Int(1, 9), in_w = r.Int(1, 11);
@@ -92,7 +107,7 @@ TEST(OptimizedConv2D, WinogradMatchesReference) {
   // against the exact (double) sum stays within a few times that of the direct float sum.
   Random r(5);
   double worst_ratio = 0;
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
     for (int iter = 0; iter < 12; ++iter) {
       const int batches = r.Int(1, 2), in_h = r.Int(1, 13), in_w = r.Int(1, 13);
       const int in_c = r.Int(16, 70), out_c = r.Int(16, 60);
@@ -184,7 +199,7 @@ TEST(OptimizedConv2D, WindowRowsReadInPlaceMatchReference) {
                         {17, 21, 5, 40, 5, 2, 1, 2, 1}, {12, 12, 8, 33, 7, 7, 1, 3, 3},
                         {6, 19, 128, 35, 3, 3, 1, 1, 1}, {5, 9, 128, 260, 3, 3, 1, 1, 1}};
   Random r(7);
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
     for (const Case& c : cases) {
       reference::ConvParams p;
       p.stride_h = p.stride_w = c.stride;
@@ -213,8 +228,8 @@ TEST(OptimizedConv2D, WindowRowsReadInPlaceMatchReference) {
 TEST(OptimizedConv2D, LargeDepthSplitsIntoBlocks) {
   // Depth above one pass over a panel (the kernel accumulates into C between passes).
   Random r(2);
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
-   for (const int out_c : {45, 13}) {  // 13: the narrow panels (one vector wide)
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
+   for (const int out_c : {45, 13, 21}) {  // 13: the narrow panels (one vector wide); 21: 24 columns
     const int in_c = 1100;
     const Shape in_shape{1, 3, 5, in_c}, filter_shape{out_c, 1, 1, in_c}, out_shape{1, 3, 5, out_c};
     reference::ConvParams p;
@@ -260,7 +275,7 @@ TEST(OptimizedDepthwiseConv2D, FloatMatchesReference) {
 
 TEST(OptimizedGemm, FullyConnectedMatchesReference) {
   Random r(4);
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
     for (int iter = 0; iter < 40; ++iter) {
       const int m = r.Int(1, 3) == 1 ? 1 : r.Int(1, 40), k = r.Int(0, 80), n = r.Int(1, 90);
       const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), w = r.Floats(static_cast<size_t>(n) * k);
@@ -280,9 +295,9 @@ TEST(OptimizedGemm, FullyConnectedMatchesReference) {
 // for panels of both widths, depths past one block and rows past one micro-tile.
 TEST(OptimizedGemm, StreamedLargePanelsMatchReference) {
   Random r(9);
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
-    for (const int n : {301, 14}) {  // 14: narrow panels
-      const int m = 27, k = n > 16 ? 1000 : 20000;  // 1.2 MB / 1.28 MB of packed weights
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
+    for (const int n : {301, 14, 23}) {  // 14: narrow panels; 23: 24-column ones under kPrefer
+      const int m = 27, k = n == 14 ? 20000 : n == 23 ? 12000 : 1000;  // 1.2 / 1.28 / 1.15-1.5 MB packed
       const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), w = r.Floats(static_cast<size_t>(n) * k);
       const std::vector<float> bias = r.Floats(static_cast<size_t>(n));
       std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());
@@ -334,7 +349,7 @@ TEST(OptimizedGemm, PackingReportsEverySourceRowOnceInOrder) {
 
 TEST(OptimizedGemm, PackedFromKNMatchesReferenceMatMul) {
   Random r(5);
-  ForEachIsaAndThreads([&](Isa isa, ThreadPool* pool) {
+  ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
     for (int iter = 0; iter < 30; ++iter) {
       const int m = r.Int(1, 30), k = r.Int(1, 70), n = r.Int(1, 70);
       const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), b = r.Floats(static_cast<size_t>(k) * n);
@@ -348,6 +363,33 @@ TEST(OptimizedGemm, PackedFromKNMatchesReferenceMatMul) {
       ExpectNear(got, want, static_cast<float>(k));
     }
   });
+}
+
+// 24-column panels for 17 to 24 columns (MobileNet v2's 24-channel projections) where they take
+// fewer FMA slots, on a CPU that splits 512-bit FMAs; wider products stay 32 wide.
+TEST(OptimizedGemm, MidPanelsWhereTheyFitBetter) {
+  if (DetectedIsa() != Isa::kAvx512) GTEST_SKIP() << "24-column panels are AVX-512 kernels";
+  auto width = [](int n) {
+    PackedF32 packed;
+    const std::vector<float> w(static_cast<size_t>(n) * 3, 1.0f);
+    PackF32FromNK(w.data(), 3, n, 3, Isa::kAvx512, &packed);
+    return packed.nr;
+  };
+  {
+    ScopedMidPanels prefer(MidPanels::kPrefer);
+    EXPECT_EQ(width(24), 24);
+    EXPECT_EQ(width(17), 24);
+    EXPECT_EQ(width(25), 32);
+    EXPECT_EQ(width(144), 32);
+    EXPECT_EQ(width(96), 32);
+    EXPECT_EQ(width(1000), 32);
+    EXPECT_EQ(width(16), 16);
+    EXPECT_EQ(width(9), 16);
+  }
+  ScopedMidPanels never(MidPanels::kNever);
+  EXPECT_EQ(width(24), 32);
+  EXPECT_EQ(width(144), 32);
+  EXPECT_EQ(width(16), 16);
 }
 
 // The tile plan covers every row and panel once, without empty tiles or groups.

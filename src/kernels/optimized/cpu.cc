@@ -4,12 +4,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(EDGERUN_X86_KERNELS) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
+
 namespace edgerun::optimized {
 namespace {
 
 struct Detected {
   Isa isa = Isa::kGeneric;
   bool avx512_vnni = false;
+  bool splits_wide_fma = false;
 };
 
 Detected Detect() {
@@ -22,6 +27,18 @@ Detected Detect() {
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
     d.isa = Isa::kAvx512;
     d.avx512_vnni = __builtin_cpu_supports("avx512vnni");
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx)) {
+      char vendor[13] = {};
+      std::memcpy(vendor, &ebx, 4);
+      std::memcpy(vendor + 4, &edx, 4);
+      std::memcpy(vendor + 8, &ecx, 4);
+      if (std::strcmp(vendor, "AuthenticAMD") == 0 && __get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+        // The family as cpuid reports it: base family 0xF plus the extended family.
+        const unsigned base = (eax >> 8) & 0xF, extended = (eax >> 20) & 0xFF;
+        d.splits_wide_fma = (base == 0xF ? base + extended : base) == 0x19;
+      }
+    }
   }
 #endif
   return d;
@@ -62,6 +79,8 @@ const char* IsaName(Isa isa) {
 Isa DetectedIsa() { return GetDetected().isa; }
 
 bool HasAvx512Vnni() { return GetDetected().avx512_vnni; }
+
+bool SplitsWideFma() { return GetDetected().splits_wide_fma; }
 
 Isa ActiveIsa() {
   const Isa base = EnvironmentIsa();

@@ -23,6 +23,10 @@ Isa ActiveIsa();
 // True when the CPU has the AVX-512 VNNI dot products (vpdpwssd).
 bool HasAvx512Vnni();
 
+// True when the CPU runs a 512-bit FMA as two 256-bit halves, so that a 256-bit FMA costs half
+// of one (AMD Zen 4, family 19h with AVX-512; Intel's and Zen 5's cores have full-width units).
+bool SplitsWideFma();
+
 // Lowers ActiveIsa() to `isa` (or restores the default with `reset`). For tests and benchmarks;
 // not thread-safe against kernels running at the same time.
 void SetIsaOverride(Isa isa);

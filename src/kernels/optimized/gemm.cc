@@ -1,6 +1,7 @@
 #include "kernels/optimized/gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -179,9 +180,20 @@ TileGrid PlanTiles(int m, int panels, int mr, int threads) {
 
 namespace {
 
-// Panel width for n columns: the narrow kernels' when all columns fit in one of their panels.
+std::atomic<int> g_mid_panels{static_cast<int>(MidPanels::kAuto)};
+
+// Panel width for n columns: the narrow kernels' when all columns fit in one of their panels;
+// 24-column panels for 17 to 24 columns where they are cheap (SplitsWideFma, or
+// MidPanels::kPrefer): 1.5 FMA slots a row and depth step instead of 2 (MobileNet v2's projections
+// to 24 channels: 0.80-0.86x the time on Zen 4). Not for wider products: 144 columns as 6 panels
+// of 24 ran 3% slower than 5 of 32 in MobileNet v2's expansions of depth 24, where the stores
+// weigh (a 24-column row of C is 96 bytes, and every other one straddles a cache line).
 int PanelWidthF32(const IsaKernels& kern, int n) {
-  return kern.f32_nr_narrow > 0 && n <= kern.f32_nr_narrow ? kern.f32_nr_narrow : kern.f32_nr;
+  if (kern.f32_nr_narrow > 0 && n <= kern.f32_nr_narrow) return kern.f32_nr_narrow;
+  const MidPanels mid = static_cast<MidPanels>(g_mid_panels.load(std::memory_order_relaxed));
+  const bool mid_cheap = mid == MidPanels::kPrefer || (mid == MidPanels::kAuto && SplitsWideFma());
+  if (kern.f32_nr_mid > 0 && mid_cheap && n <= kern.f32_nr_mid) return kern.f32_nr_mid;
+  return kern.f32_nr;
 }
 
 // Gives `out` the shape of B (n columns, depth k) in panels of nr columns (panel_width when > 0,
@@ -199,6 +211,11 @@ int ShapePanels(const float* source, int n, int k, Isa isa, int panel_width, Pac
 }
 
 }  // namespace
+
+void SetMidPanels(MidPanels choice) { g_mid_panels.store(static_cast<int>(choice), std::memory_order_relaxed); }
+
+ScopedMidPanels::ScopedMidPanels(MidPanels choice) : previous_(g_mid_panels.load()) { SetMidPanels(choice); }
+ScopedMidPanels::~ScopedMidPanels() { g_mid_panels.store(previous_); }
 
 void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out) {
   ShapePanels(nullptr, n, k, isa, 0, out);
@@ -259,7 +276,9 @@ void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0,
     }
     return;
   }
-  const GemmF32Fn* kernels = nr == kern.f32_nr ? kern.gemm_f32 : kern.gemm_f32_narrow;
+  const GemmF32Fn* kernels = nr == kern.f32_nr       ? kern.gemm_f32
+                             : nr == kern.f32_nr_mid ? kern.gemm_f32_mid
+                                                     : kern.gemm_f32_narrow;
   const int kc = DepthBlock(k, nr, sizeof(float));
   // The block of depths [k0, k0 + kc) of panel p, for every row of A; `prefetch` as GemmF32Fn.
   auto block = [&](int p, int k0, const float* prefetch) {
@@ -302,7 +321,9 @@ void GemmF32TileRows(int parts, const float* const* a, int64_t lda, const int* d
                      const PackedF32& b, int n0, int n1, float* c, int64_t ldc, const float* bias, float lo, float hi) {
   const IsaKernels& kern = KernelsFor(b.isa);
   const int mr = kern.f32_mr, nr = b.nr;
-  const GemmF32RowsFn* kernels = nr == kern.f32_nr ? kern.gemm_f32_rows : kern.gemm_f32_rows_narrow;
+  const GemmF32RowsFn* kernels = nr == kern.f32_nr       ? kern.gemm_f32_rows
+                                 : nr == kern.f32_nr_mid ? kern.gemm_f32_rows_mid
+                                                         : kern.gemm_f32_rows_narrow;
   const float* ap[kMaxGemmParts];
   const float* bp[kMaxGemmParts];
   for (int p = n0 / nr; p * nr < n1; ++p) {

@@ -87,9 +87,26 @@ struct PackedF32 {
   int panels() const { return (n + nr - 1) / nr; }
 };
 
+// Whether packing by default (panel_width 0) may choose 24-column panels (IsaKernels::f32_nr_mid)
+// for the widths they fit better: where this CPU splits its 512-bit FMAs (kAuto), always (kPrefer:
+// tests of those kernels on any AVX-512 CPU), or never. Not thread-safe against packing.
+enum class MidPanels { kAuto = 0, kPrefer = 1, kNever = 2 };
+void SetMidPanels(MidPanels choice);
+class ScopedMidPanels {
+ public:
+  explicit ScopedMidPanels(MidPanels choice);
+  ~ScopedMidPanels();
+  ScopedMidPanels(const ScopedMidPanels&) = delete;
+  ScopedMidPanels& operator=(const ScopedMidPanels&) = delete;
+
+ private:
+  int previous_;
+};
+
 // B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights. Panels
-// of the ISA's GEMM width, or of panel_width columns when that is > 0 (kBlockedPanelWidth for
-// IsaKernels::matmul_blocked_panels_f32).
+// of the ISA's GEMM width for n (16, 24 or 32 columns on AVX-512; see MidPanels), or of
+// panel_width columns when that is > 0 (kBlockedPanelWidth for
+// IsaKernels::matmul_blocked_panels_f32, or a width the ISA's micro-kernels have).
 // `consumed`, when given, hears of each run of source rows [first, first + rows) once packed and
 // not read again (a caller releases the model file's pages of a large filter as the packing goes,
 // instead of holding file and copy at once).

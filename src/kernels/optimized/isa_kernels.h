@@ -204,9 +204,14 @@ struct IsaKernels {
   // Panels of f32_nr_narrow columns for products of at most that many (0: none, use f32_nr).
   int f32_nr_narrow = 0;
   GemmF32Fn gemm_f32_narrow[kMaxMr + 1] = {};
-  // Over window rows, for panels of f32_nr and f32_nr_narrow columns (null: use im2col).
+  // Panels of f32_nr_mid columns (0: none): 24 on AVX-512, a 16-lane and an 8-lane vector a row,
+  // 3/4 of a 32-column panel's FMA time where the CPU splits its 512-bit FMAs (SplitsWideFma).
+  int f32_nr_mid = 0;
+  GemmF32Fn gemm_f32_mid[kMaxMr + 1] = {};
+  // Over window rows, for panels of f32_nr, f32_nr_narrow and f32_nr_mid columns (null: use im2col).
   GemmF32RowsFn gemm_f32_rows[kMaxMr + 1] = {};
   GemmF32RowsFn gemm_f32_rows_narrow[kMaxMr + 1] = {};
+  GemmF32RowsFn gemm_f32_rows_mid[kMaxMr + 1] = {};
   int i16_mr = 0, i16_nr = 0;
   GemmI16Fn gemm_i16[kMaxMr + 1] = {};
   WidenRowsI16Fn widen_u8_i16 = nullptr;  // null (generic): the scalar loop of ConvertRows

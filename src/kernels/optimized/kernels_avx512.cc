@@ -6,9 +6,11 @@
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 // GCC 12's AVX-512 intrinsics start from a deliberately undefined vector (`__Y = __Y`), which
-// -Wmaybe-uninitialized reports at every use (clang has no such warning).
+// -Wmaybe-uninitialized (and, where it can prove the path, -Wuninitialized) reports at every use
+// (clang has no such warning).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
@@ -362,6 +364,113 @@ void RowSumsVnni(const int8_t* a, int64_t lda, int rows, int k, int32_t scale, i
   }
 }
 
+// ---- float GEMM on panels of 24 columns (GemmF32Fn, GemmF32RowsFn with NR 24): each tile row a
+// 16-lane and an 8-lane vector, the 8-lane FMAs on the low half of the same broadcast. Where the
+// CPU splits a 512-bit FMA in two (SplitsWideFma) the row costs 1.5 FMA slots, not the 2 of a
+// 32-column panel whose last 8 columns are zeros: MobileNet v2's projections to 24 channels, and
+// 144 columns as 6 panels instead of 4.5 of 32.
+struct MidRow {
+  __m512 lo;  // columns [0, 16)
+  __m256 hi;  // columns [16, 24)
+};
+
+inline __mmask16 MidLoMask(int nc) { return Avx512<false>::Mask(nc); }
+inline __mmask8 MidHiMask(int nc) {
+  const int n = nc - 16;
+  return n >= 8 ? 0xFF : n <= 0 ? 0 : static_cast<__mmask8>((1u << n) - 1);
+}
+inline MidRow LoadMid(const float* p, int nc) {
+  if (nc == 24) return {_mm512_loadu_ps(p), _mm256_loadu_ps(p + 16)};
+  return {_mm512_maskz_loadu_ps(MidLoMask(nc), p), _mm256_maskz_loadu_ps(MidHiMask(nc), p + 16)};
+}
+inline void StoreMid(float* p, const MidRow& v, int nc) {
+  if (nc == 24) {
+    _mm512_storeu_ps(p, v.lo);
+    _mm256_storeu_ps(p + 16, v.hi);
+  } else {
+    _mm512_mask_storeu_ps(p, MidLoMask(nc), v.lo);
+    _mm256_mask_storeu_ps(p + 16, MidHiMask(nc), v.hi);
+  }
+}
+// min(hi, max(lo, v)) as Clamp in simd_kernels.inc (NaN and signed zeros alike).
+inline MidRow ClampMid(const MidRow& v, float lo, float hi) {
+  return {_mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), v.lo)),
+          _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), v.hi))};
+}
+// acc += broadcast(*a) * b, b a panel row of 24.
+inline void FmaMid(MidRow& acc, const float* a, const __m512& b_lo, const __m256& b_hi) {
+  const __m512 av = _mm512_set1_ps(*a);
+  acc.lo = _mm512_fmadd_ps(av, b_lo, acc.lo);
+  acc.hi = _mm256_fmadd_ps(_mm512_castps512_ps256(av), b_hi, acc.hi);
+}
+
+template <int MR>
+void GemmF32Mid(int kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int nc, bool accumulate,
+                const F32Epilogue* ep, const float* prefetch) {
+  constexpr int kNr = 24;
+  MidRow acc[MR];
+  // As GemmF32: one depth block with its epilogue starts from the bias.
+  const bool bias_first = !accumulate && ep != nullptr && ep->bias != nullptr;
+  const MidRow bias0 = bias_first ? LoadMid(ep->bias, nc) : MidRow{_mm512_setzero_ps(), _mm256_setzero_ps()};
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) acc[i] = accumulate ? LoadMid(c + i * ldc, nc) : bias0;
+  for (int k = 0; k < kc; ++k) {
+    const __m512 b_lo = _mm512_loadu_ps(b);
+    const __m256 b_hi = _mm256_loadu_ps(b + 16);
+    b += kNr;
+    if (prefetch != nullptr) {
+      // 96 bytes a depth step: a line each step and a second every other step covers them.
+      __builtin_prefetch(prefetch, 0, 2);
+      if (k & 1) __builtin_prefetch(prefetch + 16, 0, 2);
+      prefetch += kNr;
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) FmaMid(acc[i], a + i * lda + k, b_lo, b_hi);
+  }
+  if (ep) {
+    const MidRow bias = ep->bias && !bias_first ? LoadMid(ep->bias, nc) : MidRow{_mm512_setzero_ps(), _mm256_setzero_ps()};
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      MidRow r = acc[i];
+      if (ep->bias && !bias_first) r = {_mm512_add_ps(r.lo, bias.lo), _mm256_add_ps(r.hi, bias.hi)};
+      acc[i] = ClampMid(r, ep->lo, ep->hi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) StoreMid(c + i * ldc, acc[i], nc);
+}
+
+template <int MR>
+void GemmF32RowsMid(int parts, const float* const* a, int64_t lda, const float* const* b, int kc, float* c,
+                    int64_t ldc, int nc, const F32Epilogue* ep) {
+  constexpr int kNr = 24;
+  MidRow acc[MR];
+  const MidRow bias = ep->bias ? LoadMid(ep->bias, nc) : MidRow{_mm512_setzero_ps(), _mm256_setzero_ps()};
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) acc[i] = bias;
+  for (int j = 0; j < parts; ++j) {
+    const float* aj = a[j];
+    const float* bj = b[j];
+    for (int k = 0; k < kc; ++k) {
+      const __m512 b_lo = _mm512_loadu_ps(bj);
+      const __m256 b_hi = _mm256_loadu_ps(bj + 16);
+      bj += kNr;
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i) FmaMid(acc[i], aj + i * lda + k, b_lo, b_hi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) StoreMid(c + i * ldc, ClampMid(acc[i], ep->lo, ep->hi), nc);
+}
+
+template <int... MR>
+void FillGemmF32Mid(IsaKernels* k, std::integer_sequence<int, MR...>) {
+  static_assert(sizeof...(MR) <= kMaxMr);
+  ((k->gemm_f32_mid[MR + 1] = &GemmF32Mid<MR + 1>), ...);
+  ((k->gemm_f32_rows_mid[MR + 1] = &GemmF32RowsMid<MR + 1>), ...);
+  k->f32_nr_mid = 24;
+}
+
 template <int... MR>
 void FillGemmI8(IsaKernels* k, std::integer_sequence<int, MR...>) {
   ((k->gemm_i8[MR + 1] = &GemmI8Vnni<MR + 1, 2>), ...);
@@ -385,6 +494,7 @@ bool FillAvx512Kernels(IsaKernels* k, bool vnni) {
   } else {
     FillSimdKernels<Avx512<false>>(k, std::make_integer_sequence<int, 12>{}, std::make_integer_sequence<int, 12>{});
   }
+  FillGemmF32Mid(k, std::make_integer_sequence<int, 12>{});
   k->requantize_fixed = &Requantize<false>;
   k->binary_i16 = &BinaryI16;
   k->requantize_float = &Requantize<true>;

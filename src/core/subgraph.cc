@@ -821,7 +821,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, std::vector<std::unique_ptr<D
     if (refused) continue;
 
     // Who reads each tensor, to find a partition's outputs.
-    std::map<int, std::vector<int>> readers;  // tensor -> plan positions
+    std::vector<std::vector<int>> readers(tensors_.size());  // tensor -> plan positions
     for (size_t k = 0; k < plan.size(); ++k) {
       for (int t : units[k].reads) readers[t].push_back(static_cast<int>(k));
     }

@@ -40,7 +40,11 @@ Kind KindOf(const Tensor& t, std::string* why) {
 }
 
 int FoldableDequantize(const Subgraph& graph, int tensor) {
-  if (tensor < 0) return -1;
+  if (tensor < 0 || static_cast<size_t>(tensor) >= graph.num_tensors()) return -1;
+  // Only a float tensor can be one (the test the match below would make): in a quantized graph
+  // nearly every tensor is answered without the scan over the nodes, which the delegate's claims
+  // and graph building ask for about every tensor (a third of Traffic SSD's start-up otherwise).
+  if (const_cast<Subgraph&>(graph).tensor(tensor)->type != TensorType::kFloat32) return -1;
   const auto& nodes = graph.nodes();
   for (int n = 0; n < graph.num_model_nodes(); ++n) {
     const Node& node = nodes[n];

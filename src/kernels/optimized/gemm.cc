@@ -133,7 +133,10 @@ TileGrid BalancedTiles(int m, int panels, int mr, int threads) {
   std::vector<Candidate> candidates{{cache, GridFinish(cache, m, panels, mr, threads)}};
   double best = candidates[0].finish;
   for (int c = 1; c <= std::min(panels, max_tasks); ++c) {
-    for (int r = min_row_tiles; r <= std::max(std::min(m, max_tasks / c), max_row_tiles); ++r) {
+    // Past max_tasks, only the rows alone: the candidates (and their tasks) stay few.
+    const int last_row_tiles = c == 1 ? std::max(std::min(m, max_tasks), max_row_tiles) : std::min(m, max_tasks / c);
+    for (int r = min_row_tiles; r <= last_row_tiles; ++r) {
+      if ((r * c) % threads != 0) continue;  // a multiple of the threads, or the cache plan
       const TileGrid g = MakeGrid(m, panels, r, c);
       if (g.row_tiles != r || g.col_groups != c) continue;  // the same as a smaller cut
       candidates.push_back({g, GridFinish(g, m, panels, mr, threads)});

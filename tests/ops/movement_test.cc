@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <random>
+
+#include "kernels/reference/movement.h"
 
 #include "test_util.h"
 
@@ -91,6 +94,89 @@ TEST(Concatenation, RejectsMismatchedDims) {
   op.Output(TensorType::kFloat32);
   op.Options(tflite::BuiltinOptions_ConcatenationOptions, ER_OPTIONS(tflite::CreateConcatenationOptions(fbb, 1)));
   EXPECT_FALSE(op.TryBuild().ok());
+}
+
+// The run-copying slice and concatenation kernels against element-by-element index arithmetic,
+// on random shapes, starts, strides (negative and partial ones included) and element sizes.
+TEST(StridedSlice, RunCopiesMatchElementByElementOnRandomShapes) {
+  std::mt19937 rng(23);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 400; ++iter) {
+    const int rank = pick(1, 5);
+    const size_t element = std::array<size_t, 4>{1, 2, 4, 8}[pick(0, 3)];
+    Shape in_shape(rank), out_dims(rank);
+    std::vector<int64_t> start(rank), stride(rank);
+    for (int d = 0; d < rank; ++d) {
+      in_shape[d] = pick(1, 6);
+      stride[d] = pick(0, 3) == 0 ? -pick(1, 2) : pick(1, 2);
+      if (pick(0, 2) == 0) stride[d] = 1;
+      start[d] = pick(0, in_shape[d] - 1);
+      // As many steps as fit from start in the stride's direction.
+      const int64_t room = stride[d] > 0 ? (in_shape[d] - 1 - start[d]) / stride[d] : start[d] / -stride[d];
+      out_dims[d] = static_cast<int32_t>(pick(1, static_cast<int>(room) + 1));
+      if (pick(0, 3) == 0 && stride[d] == 1) {  // whole trailing dimensions join the run
+        start[d] = 0;
+        out_dims[d] = in_shape[d];
+      }
+    }
+    std::vector<uint8_t> input(static_cast<size_t>(NumElements(in_shape)) * element);
+    for (auto& b : input) b = static_cast<uint8_t>(pick(0, 255));
+    std::vector<uint8_t> got(static_cast<size_t>(NumElements(out_dims)) * element, 0xAB), want(got.size(), 0xCD);
+    reference::StridedSlice(in_shape, start, stride, out_dims, element, input.data(), got.data());
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t o = 0; o < NumElements(out_dims); ++o) {
+      int64_t rem = o, src = 0;
+      for (int d = rank - 1; d >= 0; --d) {
+        index[d] = rem % out_dims[d];
+        rem /= out_dims[d];
+      }
+      for (int d = 0; d < rank; ++d) src = src * in_shape[d] + start[d] + index[d] * stride[d];
+      std::memcpy(want.data() + o * element, input.data() + src * element, element);
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter;
+  }
+}
+
+TEST(Concatenation, RunCopiesMatchElementByElementOnRandomShapes) {
+  std::mt19937 rng(29);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 300; ++iter) {
+    const int rank = pick(1, 4), axis = pick(0, rank - 1), count = pick(1, 4);
+    const size_t element = std::array<size_t, 4>{1, 2, 4, 8}[pick(0, 3)];
+    Shape base(rank);
+    for (int d = 0; d < rank; ++d) base[d] = pick(1, 5);
+    std::vector<Shape> shapes;
+    std::vector<std::vector<uint8_t>> data;
+    std::vector<const uint8_t*> pointers;
+    Shape out_shape = base;
+    out_shape[axis] = 0;
+    for (int i = 0; i < count; ++i) {
+      Shape s = base;
+      s[axis] = pick(0, 4);
+      out_shape[axis] += s[axis];
+      shapes.push_back(s);
+      data.emplace_back(static_cast<size_t>(NumElements(s)) * element);
+      for (auto& b : data.back()) b = static_cast<uint8_t>(pick(0, 255));
+    }
+    for (const auto& d : data) pointers.push_back(d.data());
+    std::vector<uint8_t> got(static_cast<size_t>(NumElements(out_shape)) * element, 0xAB), want(got.size(), 0xCD);
+    reference::Concatenate(pointers, shapes, axis, element, got.data());
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= base[d];
+    for (int d = axis + 1; d < rank; ++d) inner *= base[d];
+    for (int64_t o = 0; o < outer; ++o) {
+      int64_t at = 0;
+      for (int i = 0; i < count; ++i) {
+        for (int64_t a = 0; a < shapes[i][axis]; ++a, ++at) {
+          for (int64_t j = 0; j < inner; ++j) {
+            const int64_t dst = (o * out_shape[axis] + at) * inner + j, src = (o * shapes[i][axis] + a) * inner + j;
+            std::memcpy(want.data() + dst * element, data[i].data() + src * element, element);
+          }
+        }
+      }
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter;
+  }
 }
 
 TEST(Pad, ZeroAndConstantValues) {

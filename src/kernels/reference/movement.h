@@ -87,6 +87,25 @@ inline void CopyRun(uint8_t* dst, const uint8_t* src, size_t bytes) {
   }
 }
 
+// `count` runs of `bytes` bytes, src_step and dst_step bytes apart: the size switch made once for
+// the whole loop, not once a run (RoPE's slices of 2 of 4 floats are 51,200 runs of 8 bytes).
+template <size_t kBytes>
+inline void CopyRunsOf(uint8_t* dst, int64_t dst_step, const uint8_t* src, int64_t src_step, int64_t count) {
+  for (int64_t i = 0; i < count; ++i, dst += dst_step, src += src_step) std::memcpy(dst, src, kBytes);
+}
+inline void CopyRuns(uint8_t* dst, int64_t dst_step, const uint8_t* src, int64_t src_step, int64_t count,
+                     size_t bytes) {
+  switch (bytes) {
+    case 4: return CopyRunsOf<4>(dst, dst_step, src, src_step, count);
+    case 8: return CopyRunsOf<8>(dst, dst_step, src, src_step, count);
+    case 12: return CopyRunsOf<12>(dst, dst_step, src, src_step, count);
+    case 16: return CopyRunsOf<16>(dst, dst_step, src, src_step, count);
+    case 32: return CopyRunsOf<32>(dst, dst_step, src, src_step, count);
+    default:
+      for (int64_t i = 0; i < count; ++i, dst += dst_step, src += src_step) std::memcpy(dst, src, bytes);
+  }
+}
+
 // Strided slice over a dense spec: for each dim, start, stride and output size.
 inline void StridedSlice(const Shape& in_shape, const std::vector<int64_t>& start, const std::vector<int64_t>& stride,
                          const Shape& out_dims, size_t element, const uint8_t* input, uint8_t* output) {
@@ -114,10 +133,17 @@ inline void StridedSlice(const Shape& in_shape, const std::vector<int64_t>& star
   std::vector<int32_t> index(rank, 0);
   int64_t src = 0;
   for (size_t d = 0; d < rank; ++d) src += start[d] * in_strides[d];
-  for (int64_t o = 0; o < copies; ++o) {
-    CopyRun(output + o * run, input + src * block, run);
-    for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
-      if (rows && d == static_cast<int>(last)) continue;  // the row is one copy
+  // The innermost dimension the odometer walks is copied as one strided loop of runs.
+  const int inner = rows ? static_cast<int>(last) - 1 : static_cast<int>(last);
+  if (inner < 0) {  // one row: the whole output
+    CopyRun(output, input + src * block, run);
+    return;
+  }
+  const int64_t inner_count = out_dims[inner], inner_step = stride[inner] * in_strides[inner];
+  for (int64_t o = 0; o < copies; o += inner_count) {
+    CopyRuns(output + o * run, static_cast<int64_t>(run), input + src * block, inner_step * static_cast<int64_t>(block),
+             inner_count, run);
+    for (int d = inner - 1; d >= 0; --d) {
       src += stride[d] * in_strides[d];
       if (++index[d] < out_dims[d]) break;
       src -= stride[d] * in_strides[d] * out_dims[d];
@@ -138,12 +164,12 @@ inline void Concatenate(const std::vector<const uint8_t*>& inputs, const std::ve
     for (size_t d = axis; d < shapes[i].size(); ++d) inner *= shapes[i][d];
     chunk[i] = inner * static_cast<int64_t>(element);
   }
-  uint8_t* out = output;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (chunk[i] > 0) CopyRun(out, inputs[i] + o * chunk[i], static_cast<size_t>(chunk[i]));
-      out += chunk[i];
-    }
+  // Input by input: each one's chunks are a strided loop of runs into the output rows.
+  int64_t row = 0, offset = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) row += chunk[i];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (chunk[i] > 0) CopyRuns(output + offset, row, inputs[i], chunk[i], outer, static_cast<size_t>(chunk[i]));
+    offset += chunk[i];
   }
 }
 

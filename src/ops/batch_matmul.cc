@@ -13,6 +13,9 @@ namespace edgerun::ops {
 namespace {
 
 constexpr int kLhsTransposedSlot = 3;  // slots 0..2 hold the hybrid scratch
+constexpr int kRhsTransposedSlot = 4;  // a float [k][n] rhs given at run time, as [n][k] rows
+// A float rhs given at run time is transposed for products of at least this many rows.
+constexpr int kTransposeRhsRows = 4;
 
 struct BatchMatMulState {
   bool adj_x = false, adj_y = false;
@@ -26,7 +29,7 @@ struct BatchMatMulState {
   // Each rhs batch packed for the optimized kernels (kept while a constant rhs is unchanged).
   std::vector<optimized::PackedI16> packed_i16;
   std::vector<optimized::PackedI16> packed_low;  // int16 rhs: its low bytes (packed_i16: high bytes)
-  std::vector<optimized::PackedF32> packed_f32;  // float rhs as panels of kBlockedPanelWidth columns
+  std::vector<float> rhs_transposed;  // a constant float [k][n] rhs as [n][k] rows
   const void* packed_source = nullptr;
 };
 
@@ -133,6 +136,10 @@ Status Prepare(OpContext& ctx, BatchMatMulState& state) {
     ER_RETURN_IF_ERROR(RequestHybridRows(ctx, lhs->num_elements(), state.lhs_batches * state.m));
   }
   if (state.adj_x) ER_RETURN_IF_ERROR(RequestTransposed(ctx, kLhsTransposedSlot, lhs));
+  if (lhs->type == TensorType::kFloat32 && rhs->type == TensorType::kFloat32 && !state.adj_y &&
+      !rhs->is_constant() && state.m >= kTransposeRhsRows) {
+    ER_RETURN_IF_ERROR(RequestTransposed(ctx, kRhsTransposedSlot, rhs));
+  }
   return Status::Ok();
 }
 
@@ -285,62 +292,67 @@ void EvalHybrid(const OpContext& ctx, BatchMatMulState& s) {
 // reference::DotBlocked), on AVX-512 / AVX2 lanes with the same bits (MatMulBlocked*F32Fn). The
 // packed FMA GEMM is faster but rounds differently, and that difference alone fails
 // tflite_dynamic_shapes (softmax after a 1024-long product amplifies it past the tolerance).
-// A constant rhs (packed once), or one multiplied by enough rows to pay for packing, runs as
-// panels of 16 contiguous columns; a run-time rhs times a few rows is read in place. Rows are
-// spread over the pool.
+// The tiles read rhs rows [n][k]: in place with adj_y, else transposed (once for a constant rhs,
+// each run into scratch for one times enough rows to pay for it); a run-time [k][n] rhs times a
+// few rows is read in place. Tiles of rows x columns are spread over the pool.
 void EvalFloat(const OpContext& ctx, BatchMatMulState& s) {
   const float* lhs = LhsRows<float>(ctx, s);
-  const float* rhs = ctx.input(1)->data_as<float>();  // [n][k] with adj_y, else [k][n]
+  const Tensor* rhs_tensor = ctx.input(1);
+  const float* rhs = rhs_tensor->data_as<float>();  // [n][k] with adj_y, else [k][n]
   float* out = ctx.output(0)->data_as<float>();
   const int64_t lhs_size = static_cast<int64_t>(s.m) * s.k, rhs_size = static_cast<int64_t>(s.n) * s.k;
   const int64_t out_size = static_cast<int64_t>(s.m) * s.n;
   const int64_t batches = static_cast<int64_t>(s.lhs_index.size());
   const optimized::IsaKernels& kernels = optimized::ActiveKernels();
-  const std::vector<optimized::PackedF32>* panels = nullptr;
-  if (ctx.input(1)->is_constant() || s.m >= 4) {
-    panels = &PackRhs<optimized::PackedF32, float>(
-        ctx, s, &s.packed_f32, [&](const float* data, optimized::Isa isa, optimized::PackedF32* packed) {
-          if (s.adj_y) {
-            optimized::PackF32FromNK(data, s.k, s.n, s.k, isa, packed, optimized::kBlockedPanelWidth);
-          } else {
-            optimized::PackF32FromKN(data, s.n, s.k, s.n, isa, packed, optimized::kBlockedPanelWidth);
-          }
-        });
+  ThreadPool* pool = ctx.thread_pool();
+  const int64_t threads = optimized::NumThreads(pool);
+  const float* rhs_rows = s.adj_y ? rhs : nullptr;  // [batches][n][k]
+  if (rhs_rows == nullptr && rhs_tensor->is_constant()) {
+    if (s.packed_source != rhs || s.rhs_transposed.size() != static_cast<size_t>(s.rhs_batches * rhs_size)) {
+      s.rhs_transposed.resize(static_cast<size_t>(s.rhs_batches * rhs_size));
+      reference::TransposeLastTwo(rhs, s.rhs_batches, s.k, s.n, s.rhs_transposed.data());
+      s.packed_source = rhs;
+    }
+    rhs_rows = s.rhs_transposed.data();
+  } else if (rhs_rows == nullptr && s.m >= kTransposeRhsRows) {
+    float* scratch = ctx.temporary(kRhsTransposedSlot)->data_as<float>();
+    optimized::ParallelFor(pool, s.rhs_batches, [&](int64_t j) {
+      reference::TransposeLastTwo(rhs + j * rhs_size, 1, s.k, s.n, scratch + j * rhs_size);
+    });
+    rhs_rows = scratch;
   }
-  const int64_t threads = optimized::NumThreads(ctx.thread_pool());
-  if (panels != nullptr) {
-    // Tiles of rows x panels, about four per thread: up to 256 KB of a's rows (re-read from L2
-    // for each panel), all the panels unless the row blocks are too few to share out. Each
-    // panel is then read from L2 once per tile and from L1 by each of the tile's rows.
-    constexpr int kWidth = optimized::kBlockedPanelWidth;
-    const int64_t rows_per_tile = std::clamp<int64_t>(65536 / std::max(1, s.k), 4, s.m);
+  if (rhs_rows != nullptr) {
+    // Tasks of up to 256 KB of lhs rows (re-read from L2 for each group of columns) and, unless the
+    // row tiles are too few to share out, all the columns: about four a thread. Columns in whole
+    // groups of the kernel's tile (rows in multiples of 4, a multiple of every kernel's tile rows).
+    const int64_t group = kernels.matmul_blocked_cols;
+    const int64_t rows_per_tile = std::min<int64_t>(s.m, std::max<int64_t>(4, 65536 / std::max(1, s.k)) / 4 * 4);
     const int64_t row_tiles = (s.m + rows_per_tile - 1) / rows_per_tile;
-    const int64_t panel_count = (s.n + kWidth - 1) / kWidth;
+    const int64_t column_groups = (s.n + group - 1) / group;
     const int64_t wanted_splits = (4 * threads + batches * row_tiles - 1) / (batches * row_tiles);
-    const int64_t panels_per_tile = (panel_count + wanted_splits - 1) / wanted_splits;
-    const int64_t column_tiles = (panel_count + panels_per_tile - 1) / panels_per_tile;
-    optimized::ParallelFor(ctx.thread_pool(), batches * row_tiles * column_tiles, [&](int64_t task) {
+    const int64_t groups_per_tile = (column_groups + wanted_splits - 1) / wanted_splits;
+    const int64_t column_tiles = (column_groups + groups_per_tile - 1) / groups_per_tile;
+    optimized::ParallelFor(pool, batches * row_tiles * column_tiles, [&](int64_t task) {
       const int64_t batch = task / (row_tiles * column_tiles), tile = task % (row_tiles * column_tiles);
-      const int64_t i = tile / column_tiles * rows_per_tile, j = tile % column_tiles * panels_per_tile * kWidth;
+      const int64_t i = tile / column_tiles * rows_per_tile, j = tile % column_tiles * groups_per_tile * group;
       const int rows = static_cast<int>(std::min<int64_t>(rows_per_tile, s.m - i));
-      const int cols = static_cast<int>(std::min<int64_t>(panels_per_tile * kWidth, s.n - j));
-      kernels.matmul_blocked_panels_f32(lhs + s.lhs_index[batch] * lhs_size + i * s.k,
-                                        (*panels)[s.rhs_index[batch]].data.data() + j * s.k, rows, cols, s.k,
-                                        out + batch * out_size + i * s.n + j, s.n);
+      const int cols = static_cast<int>(std::min<int64_t>(groups_per_tile * group, s.n - j));
+      kernels.matmul_blocked_f32(lhs + s.lhs_index[batch] * lhs_size + i * s.k,
+                                 rhs_rows + s.rhs_index[batch] * rhs_size + j * s.k, rows, cols, s.k,
+                                 out + batch * out_size + i * s.n + j, s.n);
     });
     return;
   }
   // Tasks of up to 32 rows of one batch (the kernel reuses the rhs columns across them), about
   // four per thread.
-  const auto in_place = s.adj_y ? kernels.matmul_blocked_f32 : kernels.matmul_blocked_kn_f32;
   const int64_t rows_per_task =
       std::clamp<int64_t>((batches * s.m + 4 * threads - 1) / (4 * threads), 1, std::min<int64_t>(32, s.m));
   const int64_t tasks_per_batch = (s.m + rows_per_task - 1) / rows_per_task;
-  optimized::ParallelFor(ctx.thread_pool(), batches * tasks_per_batch, [&](int64_t task) {
+  optimized::ParallelFor(pool, batches * tasks_per_batch, [&](int64_t task) {
     const int64_t batch = task / tasks_per_batch, i = task % tasks_per_batch * rows_per_task;
     const int rows = static_cast<int>(std::min<int64_t>(rows_per_task, s.m - i));
-    in_place(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size, rows, s.n, s.k,
-             out + batch * out_size + i * s.n);
+    kernels.matmul_blocked_kn_f32(lhs + s.lhs_index[batch] * lhs_size + i * s.k, rhs + s.rhs_index[batch] * rhs_size,
+                                  rows, s.n, s.k, out + batch * out_size + i * s.n);
   });
 }
 

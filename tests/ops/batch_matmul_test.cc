@@ -147,15 +147,15 @@ TEST(BatchMatMul, FloatAdjointsAndBroadcastMatchDirectLoop) {
 
 // Float products run on SIMD lanes in the reference's order (reference::MatMulTransposedB: 16
 // lanes over blocks of 256): the same bits for random values, depths around the lane and block
-// sizes, both adjoints, columns past a multiple of four and of a panel (16), rhs constant (packed
-// once into panels) or at run time (panels from 4 rows, read in place below), on every ISA and
-// with 1 and 3 threads.
+// sizes, both adjoints, rows and columns past the kernels' tiles (4 x 4 on AVX-512, 2 x 3 on
+// AVX2), rhs constant (transposed once) or at run time (transposed from 4 rows, read in place
+// below), on every ISA and with 1 and 3 threads (tasks cut the columns).
 TEST(BatchMatMul, FloatSameBitsAsReferenceOrder) {
   const int depths[] = {1, 15, 16, 17, 255, 256, 257, 600};
   struct Size {
     int m, n;
   };
-  const Size sizes[] = {{3, 7}, {1, 40}, {5, 33}, {37, 16}};
+  const Size sizes[] = {{3, 7}, {1, 40}, {5, 33}, {37, 16}, {22, 130}};
   int seed = 700;
   for (int isa = 0; isa <= static_cast<int>(optimized::DetectedIsa()); ++isa) {
     optimized::ScopedIsa scoped(static_cast<optimized::Isa>(isa));

@@ -105,8 +105,7 @@ class ScopedMidPanels {
 
 // B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights. Panels
 // of the ISA's GEMM width for n (16, 24 or 32 columns on AVX-512; see MidPanels), or of
-// panel_width columns when that is > 0 (kBlockedPanelWidth for
-// IsaKernels::matmul_blocked_panels_f32, or a width the ISA's micro-kernels have).
+// panel_width columns when that is > 0 (a width the ISA's micro-kernels have).
 // `consumed`, when given, hears of each run of source rows [first, first + rows) once packed and
 // not read again (a caller releases the model file's pages of a large filter as the packing goes,
 // instead of holding file and copy at once).

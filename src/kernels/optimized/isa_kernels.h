@@ -173,16 +173,11 @@ using BinaryI16Fn = void (*)(const int16_t* a, const int16_t* b, int64_t n, cons
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
-// out[i][j] = reference::DotBlocked(a[i], bt[j], k) bit for bit (BATCH_MATMUL's float order).
-using MatMulBlockedF32Fn = void (*)(const float* a, const float* bt, int m, int n, int k, float* out);
-// The same sums with b stored [k][n] (not transposed).
+// out[i][j] = reference::DotBlocked(a[i], bt[j], k) bit for bit (BATCH_MATMUL's float order);
+// a's and bt's rows k apart, out's rows ldc apart.
+using MatMulBlockedF32Fn = void (*)(const float* a, const float* bt, int m, int n, int k, float* out, int64_t ldc);
+// The same sums with b stored [k][n] (not transposed), out's rows n apart.
 using MatMulBlockedKnF32Fn = void (*)(const float* a, const float* b, int m, int n, int k, float* out);
-// The same sums with b packed by PackBlockedPanelsF32 (gemm.h): panels of kBlockedPanelWidth
-// columns, each [k][width], the last zero-padded (the layout is the same for every ISA); out's
-// rows ldc apart.
-constexpr int kBlockedPanelWidth = 16;
-using MatMulBlockedPanelsF32Fn = void (*)(const float* a, const float* panels, int m, int n, int k, float* out,
-                                          int64_t ldc);
 // out[r] = dot(m[r], v) in int32 (exact: |products| < 2^14, cols < 2^17).
 using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, const int8_t* v, int32_t* out);
 
@@ -235,8 +230,8 @@ struct IsaKernels {
   RequantizeFn requantize_float = nullptr;
   DotRowsF32Fn dot_rows_f32 = nullptr;
   MatMulBlockedF32Fn matmul_blocked_f32 = nullptr;
+  int matmul_blocked_cols = 1;  // its tiles' columns: callers split n into multiples of it
   MatMulBlockedKnF32Fn matmul_blocked_kn_f32 = nullptr;
-  MatMulBlockedPanelsF32Fn matmul_blocked_panels_f32 = nullptr;
   DotRowsI8Fn dot_rows_i8 = nullptr;
   // null (generic): libm per element
   UnaryF32Fn exp_f32 = nullptr;

@@ -45,14 +45,30 @@ struct Avx512 {
   static F MaxF(F a, F b) { return _mm512_max_ps(a, b); }
   static F MinF(F a, F b) { return _mm512_min_ps(a, b); }
   static float HorizontalSumF(F v) { return _mm512_reduce_add_ps(v); }
-  // 16 lanes folded as reference::DotBlocked does: l += l + 8, l += l + 4, l += l + 2, l += l + 1.
-  static float FoldLanes16(const F* v) {
-    const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(v[0]),
-                                    _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[0]), 1)));
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
+  // BATCH_MATMUL's float tiles (simd_kernels.inc, BlockedTile): 4 x 4 outputs of one 16-lane
+  // vector each, 16 accumulators.
+  static constexpr int kFoldOutputs = 16, kTileRows = 4, kTileCols = 4;
+  // acc[o] holds output o's 16 lanes; lane o of the result is their sum folded as
+  // reference::DotBlocked does (l += l + 8, l += l + 4, l += l + 2, l += l + 1), for all 16
+  // outputs in 15 adds. Each step adds the upper half of every output's remaining lanes to the
+  // lower half while packing two outputs' halves into one vector; slot s is fed output
+  // 4 * (s % 4) + s / 4, so that the last step leaves output o in lane o.
+  static F FoldSums(const F* acc) {
+    auto slot = [&](int s) { return acc[4 * (s % 4) + s / 4]; };
+    F eight[8], four[4];
+    for (int p = 0; p < 8; ++p) {  // outputs 2p, 2p + 1: 8 lanes each
+      const F x = slot(2 * p), y = slot(2 * p + 1);
+      eight[p] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x44), _mm512_shuffle_f32x4(x, y, 0xEE));
+    }
+    for (int q = 0; q < 4; ++q) {  // 128-bit lane j: slot 4q + j's 4 lanes
+      const F x = eight[2 * q], y = eight[2 * q + 1];
+      four[q] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x88), _mm512_shuffle_f32x4(x, y, 0xDD));
+    }
+    // 128-bit lane j: slots j, 4 + j (two lanes each), then slots 8 + j, 12 + j.
+    const F lo = _mm512_add_ps(_mm512_shuffle_ps(four[0], four[1], 0x44), _mm512_shuffle_ps(four[0], four[1], 0xEE));
+    const F hi = _mm512_add_ps(_mm512_shuffle_ps(four[2], four[3], 0x44), _mm512_shuffle_ps(four[2], four[3], 0xEE));
+    // Element 4j + q: slot 4q + j, which holds output 4j + q.
+    return _mm512_add_ps(_mm512_shuffle_ps(lo, hi, 0x88), _mm512_shuffle_ps(lo, hi, 0xDD));
   }
 
   static F MulF(F a, F b) { return _mm512_mul_ps(a, b); }

@@ -241,17 +241,11 @@ void MatMulBlockedKn(const float* a, const float* b, int m, int n, int k, float*
   }
 }
 
-// reference::DotBlocked of each row of a with each column of panels of kBlockedPanelWidth
-// columns ([k][width] each): the lanes of the reference, column by column.
-void MatMulBlockedPanels(const float* a, const float* panels, int m, int n, int k, float* out, int64_t ldc) {
-  constexpr int kWidth = kBlockedPanelWidth;
-  std::vector<float> column(static_cast<size_t>(k));
-  for (int j = 0; j < n; ++j) {
-    const float* panel = panels + static_cast<int64_t>(j / kWidth) * k * kWidth + j % kWidth;
-    for (int x = 0; x < k; ++x) column[x] = panel[static_cast<int64_t>(x) * kWidth];
-    for (int i = 0; i < m; ++i) {
-      out[i * ldc + j] = reference::DotBlocked(a + static_cast<int64_t>(i) * k, column.data(), k);
-    }
+// reference::MatMulTransposedB with out's rows ldc apart.
+void MatMulBlocked(const float* a, const float* bt, int m, int n, int k, float* out, int64_t ldc) {
+  for (int i = 0; i < m; ++i) {
+    const float* row = a + static_cast<int64_t>(i) * k;
+    for (int j = 0; j < n; ++j) out[i * ldc + j] = reference::DotBlocked(row, bt + static_cast<int64_t>(j) * k, k);
   }
 }
 
@@ -269,9 +263,8 @@ bool FillGenericKernels(IsaKernels* k) {
   k->requantize_fixed = &RequantizeFixed;
   k->requantize_float = &RequantizeFloat;
   k->dot_rows_f32 = &DotRowsF32;
-  k->matmul_blocked_f32 = &reference::MatMulTransposedB;
+  k->matmul_blocked_f32 = &MatMulBlocked;
   k->matmul_blocked_kn_f32 = &MatMulBlockedKn;
-  k->matmul_blocked_panels_f32 = &MatMulBlockedPanels;
   k->dot_rows_i8 = &DotRowsI8;
   return true;
 }

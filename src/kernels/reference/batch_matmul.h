@@ -14,12 +14,21 @@ namespace edgerun::reference {
 // out[b][c][r] = in[b][r][c] for `batches` matrices of rows x cols.
 template <class T>
 void TransposeLastTwo(const T* in, int64_t batches, int rows, int cols, T* out) {
+  // In blocks of 32 x 32: a block's source rows and destination rows both stay in L1, instead of
+  // every source row writing across all the destination rows.
+  constexpr int kBlock = 32;
   const int64_t size = static_cast<int64_t>(rows) * cols;
   for (int64_t b = 0; b < batches; ++b) {
     const T* src = in + b * size;
     T* dst = out + b * size;
-    for (int r = 0; r < rows; ++r) {
-      for (int c = 0; c < cols; ++c) dst[static_cast<int64_t>(c) * rows + r] = src[static_cast<int64_t>(r) * cols + c];
+    for (int r0 = 0; r0 < rows; r0 += kBlock) {
+      const int r1 = std::min(rows, r0 + kBlock);
+      for (int c0 = 0; c0 < cols; c0 += kBlock) {
+        const int c1 = std::min(cols, c0 + kBlock);
+        for (int r = r0; r < r1; ++r) {
+          for (int c = c0; c < c1; ++c) dst[static_cast<int64_t>(c) * rows + r] = src[static_cast<int64_t>(r) * cols + c];
+        }
+      }
     }
   }
 }

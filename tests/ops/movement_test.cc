@@ -1,6 +1,8 @@
 // RESHAPE, SQUEEZE, CONCATENATION, PAD, PADV2, TRANSPOSE, STRIDED_SLICE.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <numeric>
 #include <random>
 
@@ -134,6 +136,40 @@ TEST(StridedSlice, RunCopiesMatchElementByElementOnRandomShapes) {
       std::memcpy(want.data() + o * element, input.data() + src * element, element);
     }
     ASSERT_EQ(got, want) << "iteration " << iter;
+  }
+}
+
+// The reduced permutation (size-1 dims dropped, consecutive dims merged), its run copies and its
+// tiled 2-D blocks against one element at a time: random ranks, shapes (sizes 1 to 19, past the
+// 8 x 8 tiles), permutations and element sizes (3 bytes takes the generic copy).
+TEST(Transpose, ReducedCopiesMatchElementByElementOnRandomShapes) {
+  std::mt19937 rng(31);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 500; ++iter) {
+    const int rank = pick(0, 6);
+    const size_t element = std::array<size_t, 5>{1, 2, 3, 4, 8}[pick(0, 4)];
+    Shape in_shape(rank);
+    for (int d = 0; d < rank; ++d) in_shape[d] = pick(0, 4) == 0 ? 1 : pick(1, rank <= 3 ? 19 : 5);
+    std::vector<int> perm(rank);
+    for (int d = 0; d < rank; ++d) perm[d] = d;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    if (pick(0, 3) == 0 && rank >= 2) std::sort(perm.begin(), perm.end() - 2);  // leading dims in order
+    std::vector<uint8_t> input(static_cast<size_t>(NumElements(in_shape)) * element);
+    for (auto& b : input) b = static_cast<uint8_t>(pick(0, 255));
+    std::vector<uint8_t> got(input.size(), 0xAB), want(input.size(), 0xCD);
+    reference::Transpose(in_shape, perm, element, input.data(), got.data());
+    Shape out_shape(rank);
+    for (int d = 0; d < rank; ++d) out_shape[d] = in_shape[perm[d]];
+    const std::vector<int64_t> in_strides = reference::Strides(in_shape);
+    for (int64_t o = 0; o < NumElements(out_shape); ++o) {
+      int64_t rem = o, src = 0;
+      for (int d = rank - 1; d >= 0; --d) {
+        src += rem % out_shape[d] * in_strides[perm[d]];
+        rem /= out_shape[d];
+      }
+      std::memcpy(want.data() + o * element, input.data() + src * element, element);
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter << " rank " << rank << " element " << element;
   }
 }
 

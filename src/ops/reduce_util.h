@@ -30,14 +30,20 @@ Status ResolveReduce(OpContext& ctx, ReduceState& state);
 Status CheckSameQuantization(const OpContext& ctx);
 
 // out[o] = the inputs of output o folded with `next` (the first one taken as is); outputs with no
-// input get `empty`.
-template <class T, class Next>
-void ReduceEach(OpContext& ctx, const ReduceState& state, T empty, Next next) {
+// input get `empty`. `row`, when given, folds each contiguous run of reduced inputs with the
+// same results (optimized::ExtremumRow).
+template <class T, class Next, class Row>
+void ReduceEach(OpContext& ctx, const ReduceState& state, T empty, Next next, Row row) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  // reference::ReduceFold's order on the optimized walk (runs of dimensions, threads).
-  optimized::ReduceFoldOrdered(ctx.thread_pool(), input->shape, state.reduced, input->data_as<T>(),
-                               output->data_as<T>(), output->num_elements(), /*from_first=*/true, empty, next);
+  // reference::ReduceFold's results on the optimized walk (runs of dimensions, threads).
+  optimized::ReduceFoldOrderedRows(ctx.thread_pool(), input->shape, state.reduced, input->data_as<T>(),
+                                   output->data_as<T>(), output->num_elements(), /*from_first=*/true, empty, next, row);
+}
+
+template <class T, class Next>
+void ReduceEach(OpContext& ctx, const ReduceState& state, T empty, Next next) {
+  ReduceEach(ctx, state, empty, next, optimized::SerialRow<T, T, Next>{next});
 }
 
 // REDUCE_MAX (kMax) and REDUCE_MIN: float32, int32, int64, uint8, int8, int16; quantized types
@@ -51,9 +57,11 @@ Status EvalReduceExtremum(OpContext& ctx, ReduceState& state) {
   auto run = [&](auto zero) {
     using T = decltype(zero);
     if constexpr (kMax) {
-      ReduceEach<T>(ctx, state, std::numeric_limits<T>::lowest(), [](T acc, T x) { return (acc > x) ? acc : x; });
+      ReduceEach<T>(ctx, state, std::numeric_limits<T>::lowest(), [](T acc, T x) { return (acc > x) ? acc : x; },
+                    optimized::ExtremumRow<true, T>{});
     } else {
-      ReduceEach<T>(ctx, state, std::numeric_limits<T>::max(), [](T acc, T x) { return (acc < x) ? acc : x; });
+      ReduceEach<T>(ctx, state, std::numeric_limits<T>::max(), [](T acc, T x) { return (acc < x) ? acc : x; },
+                    optimized::ExtremumRow<false, T>{});
     }
   };
   switch (ctx.input(0)->type) {

@@ -120,6 +120,60 @@ void CheckExtremum(Random& r, ThreadPool* pool) {
   ExpectSameBits(got, want);
 }
 
+// ExtremumRow (the ISA's vectors or 16 lanes, the in-order loop again for a NaN or a zero result)
+// against the in-order loop bit for bit, on every ISA: rows past and below the lane path's 32, values in a narrow range (ties), rows
+// without NaN (the lane path's result), with one NaN at a random place or a start value that is
+// NaN, with zeros of both signs as the extreme; and the integer types.
+template <bool kMax, class T>
+void CheckExtremumRows(Random& r) {
+  auto next = [](T acc, T x) {
+    if constexpr (kMax) {
+      return (acc > x) ? acc : x;
+    } else {
+      return (acc < x) ? acc : x;
+    }
+  };
+  for (int iter = 0; iter < 300; ++iter) {
+    const int n = r.Int(0, 150);
+    std::vector<T> row(static_cast<size_t>(n));
+    const int kind = r.Int(0, 4);
+    for (auto& x : row) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (kind == 3) {
+          x = r.Int(0, 2) == 0 ? (r.Bool() ? -0.0f : 0.0f) : (kMax ? -1.0f : 1.0f);
+        } else {
+          x = static_cast<T>(r.Int(-20, 20)) / 4;
+        }
+      } else {
+        x = static_cast<T>(r.Int(std::numeric_limits<T>::lowest() < -1000 ? -1000 : std::numeric_limits<T>::lowest(),
+                                 std::numeric_limits<T>::max() > 1000 ? 1000 : std::numeric_limits<T>::max()));
+      }
+    }
+    T start = n > 0 ? row[0] : T{1};
+    if constexpr (std::is_floating_point_v<T>) {
+      if (kind == 1 && n > 0) row[static_cast<size_t>(r.Int(0, n - 1))] = std::numeric_limits<T>::quiet_NaN();
+      if (kind == 2) start = std::numeric_limits<T>::quiet_NaN();
+    }
+    const T want = SerialRow<T, T, decltype(next)>{next}(start, row.data(), n);
+    const T got = ExtremumRow<kMax, T>{}(start, row.data(), n);
+    ASSERT_EQ(0, std::memcmp(&got, &want, sizeof(T))) << "max " << kMax << " n " << n << " kind " << kind;
+  }
+}
+
+TEST(OptimizedReduceMinMax, LaneRowsMatchTheInOrderLoop) {
+  Random r(35);
+  for (int isa = 0; isa <= static_cast<int>(DetectedIsa()); ++isa) {
+    ScopedIsa scoped(static_cast<Isa>(isa));
+    CheckExtremumRows<true, float>(r);
+    CheckExtremumRows<false, float>(r);
+  }
+  CheckExtremumRows<true, int32_t>(r);
+  CheckExtremumRows<false, int8_t>(r);
+  CheckExtremumRows<true, uint8_t>(r);
+  CheckExtremumRows<false, int16_t>(r);
+  CheckExtremumRows<true, int64_t>(r);
+}
+
 TEST(OptimizedReduceMinMax, MatchesReferenceOrderWithNaNAndZeros) {
   Random r(33);
   ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {

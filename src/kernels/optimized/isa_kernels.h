@@ -184,6 +184,11 @@ using DotRowsI8Fn = void (*)(const int8_t* m, int64_t ldm, int rows, int cols, c
 // ---- float transcendentals, elementwise: out[i] = f(in[i]) within a few ulp (see simd_kernels.inc)
 using UnaryF32Fn = void (*)(const float* in, int64_t n, float* out);
 
+// The largest (kMax) or smallest of n >= 1 floats, lane by lane and then across lanes, and whether
+// every x - x was 0 (no NaN, no infinity): only then is the result the in-order fold's value
+// (optimized::ExtremumRow, reduce.h, decides).
+using ExtremumF32Fn = float (*)(const float* in, int64_t n, bool* finite);
+
 // gemmlowp's 16-bit fixed-point tanh / logistic (quant::fp16::Tanh, Logistic) bit for bit:
 // inputs with integer_bits integer bits (0..6 for tanh, 0..7 for logistic), outputs Q0.15.
 using FixedPointSigmoid16Fn = void (*)(const int16_t* in, int64_t n, int integer_bits, int16_t* out);
@@ -235,6 +240,7 @@ struct IsaKernels {
   DotRowsI8Fn dot_rows_i8 = nullptr;
   // null (generic): libm per element
   UnaryF32Fn exp_f32 = nullptr;
+  ExtremumF32Fn max_f32 = nullptr, min_f32 = nullptr;  // null: ExtremumRow's portable lanes
   UnaryF32Fn tanh_f32 = nullptr;
   UnaryF32Fn logistic_f32 = nullptr;
   FixedPointSigmoid16Fn tanh_q16 = nullptr;  // null (generic): quant::fp16 per element

@@ -12,6 +12,7 @@
 
 #include "edgerun/tensor.h"
 #include "kernels/optimized/conv.h"
+#include "kernels/optimized/isa_kernels.h"
 
 namespace edgerun::optimized {
 
@@ -32,9 +33,21 @@ inline Acc SumAdd(Acc acc, Acc x) {
 // two starts differ only for a float sum whose first input is -0; for REDUCE_MAX / MIN `next`
 // is (acc > x) ? acc : x (or <), whose order matters for NaN, and which the rows added to rows
 // keep per element.
+// The in-order fold of n contiguous inputs after acc: acc = next(acc, x) one at a time.
 template <class T, class Acc, class Next>
-void ReduceFoldOrdered(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
-                       int64_t out_count, bool from_first, Acc empty, const Next& next) {
+struct SerialRow {
+  const Next& next;
+  Acc operator()(Acc acc, const T* src, int64_t n) const {
+    for (int64_t i = 0; i < n; ++i) acc = next(acc, static_cast<Acc>(src[i]));
+    return acc;
+  }
+};
+
+// The same as ReduceFoldOrdered, with row(acc, src, n) folding each run of n contiguous reduced
+// inputs after acc: a faster fold with the same results (ExtremumRow).
+template <class T, class Acc, class Next, class Row>
+void ReduceFoldOrderedRows(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in,
+                           Acc* out, int64_t out_count, bool from_first, Acc empty, const Next& next, const Row& row) {
   std::fill(out, out + out_count, empty);
   if (NumElements(in_shape) <= 0) return;
   // Runs of dimensions with the same role (size-1 dimensions dropped).
@@ -95,9 +108,8 @@ void ReduceFoldOrdered(ThreadPool* pool, const Shape& in_shape, const std::vecto
           for (int64_t i = c0; i < c1; ++i) dst[i] = next(dst[i], static_cast<Acc>(src[i]));
         }
       } else {
-        Acc acc = (from_first && at_first()) ? static_cast<Acc>(src[0]) : next(out[o], static_cast<Acc>(src[0]));
-        for (int64_t i = 1; i < inner; ++i) acc = next(acc, static_cast<Acc>(src[i]));
-        out[o] = acc;
+        const Acc acc = (from_first && at_first()) ? static_cast<Acc>(src[0]) : next(out[o], static_cast<Acc>(src[0]));
+        out[o] = row(acc, src + 1, inner - 1);
       }
       for (int r = runs - 2; r >= 0; --r) {
         o += out_stride[r];
@@ -119,6 +131,59 @@ void ReduceFoldOrdered(ThreadPool* pool, const Shape& in_shape, const std::vecto
     run_block(0, outer, 0, inner);
   }
 }
+
+template <class T, class Acc, class Next>
+void ReduceFoldOrdered(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
+                       int64_t out_count, bool from_first, Acc empty, const Next& next) {
+  ReduceFoldOrderedRows(pool, in_shape, reduced, in, out, out_count, from_first, empty, next,
+                        SerialRow<T, Acc, Next>{next});
+}
+
+// The fold acc = (acc > x) ? acc : x (kMax) or (acc < x) ? acc : x of n contiguous values after
+// acc, equal to the in-order loop, without its chain of dependent compares (~1.7 cycles a
+// value): integers in 16 independent lanes (the order cannot matter), floats on the ISA's
+// vectors (IsaKernels::max_f32 / min_f32). Without NaN the in-order result is the extreme
+// value, whose bits are unique unless it is zero (the fold keeps the later of +0 and -0); a
+// float row with a NaN or an infinity (x - x != 0), or whose extreme is zero, runs the in-order
+// loop.
+template <bool kMax, class T>
+struct ExtremumRow {
+  // The float kernel of the active ISA (null without one: the in-order loop).
+  ExtremumF32Fn extreme = kMax ? ActiveKernels().max_f32 : ActiveKernels().min_f32;
+
+  static T Next(T a, T x) {
+    if constexpr (kMax) {
+      return (a > x) ? a : x;
+    } else {
+      return (a < x) ? a : x;
+    }
+  }
+  static T Serial(T acc, const T* src, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) acc = Next(acc, src[i]);
+    return acc;
+  }
+  T operator()(T acc, const T* src, int64_t n) const {
+    constexpr int kLanes = 16;
+    if (n < 2 * kLanes) return Serial(acc, src, n);
+    if constexpr (std::is_same_v<T, float>) {
+      if (extreme == nullptr) return Serial(acc, src, n);
+      bool finite = false;
+      const float result = Next(acc, extreme(src, n, &finite));
+      return finite && acc - acc == 0.0f && result != 0.0f ? result : Serial(acc, src, n);
+    } else {
+      T lanes[kLanes];
+      for (int l = 0; l < kLanes; ++l) lanes[l] = src[l];
+      int64_t i = kLanes;
+      for (; i + kLanes <= n; i += kLanes) {
+        for (int l = 0; l < kLanes; ++l) lanes[l] = Next(lanes[l], src[i + l]);
+      }
+      T result = acc;
+      for (int l = 0; l < kLanes; ++l) result = Next(result, lanes[l]);
+      for (; i < n; ++i) result = Next(result, src[i]);
+      return result;
+    }
+  }
+};
 
 // out[o] = sum of the inputs of output o, converted to Acc (wrapping for integers); from_first as
 // in ReduceFoldOrdered.

@@ -49,7 +49,7 @@ const optimized::PackedF32& PackedFloat(const OpContext& ctx, FcState& s, const 
     const optimized::ConsumedRowsFn release = [&](const float* rows, int64_t count) {
       ctx.subgraph().ReleaseWeightPages(rows, static_cast<size_t>(count) * depth * sizeof(float));
     };
-    optimized::PackF32FromNK(data, depth, units, depth, isa, &s.packed_f32, 0,
+    optimized::PackF32FromNK(data, depth, units, depth, isa, &s.packed_f32,
                              weights->is_constant() ? &release : nullptr);
   }
   return s.packed_f32;

@@ -330,7 +330,7 @@ TEST(OptimizedGemm, PackingReportsEverySourceRowOnceInOrder) {
       };
       const std::vector<float> original = w;
       PackedF32 packed, zeros;
-      PackF32FromNK(w.data(), k, n, k, isa, &packed, 0, &consumed);
+      PackF32FromNK(w.data(), k, n, k, isa, &packed, &consumed);
       EXPECT_TRUE(in_order);
       EXPECT_EQ(next_row, n);
       ZeroF32Panels(n, k, isa, &zeros);

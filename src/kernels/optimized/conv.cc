@@ -30,7 +30,7 @@ void PackConvFilterF32(const Shape& filter_shape, const float* filter, int group
   }
   out->groups.resize(static_cast<size_t>(groups));
   for (int g = 0; g < groups; ++g) {
-    PackF32FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, isa, &out->groups[g], 0, consumed);
+    PackF32FromNK(filter + static_cast<int64_t>(g) * per_group * k, k, per_group, k, isa, &out->groups[g], consumed);
   }
   // Marks the whole set as packed from `filter` (group 0's source is its start).
   out->groups[0].source = filter;

@@ -199,10 +199,10 @@ int PanelWidthF32(const IsaKernels& kern, int n) {
   return kern.f32_nr;
 }
 
-// Gives `out` the shape of B (n columns, depth k) in panels of nr columns (panel_width when > 0,
-// else the ISA's width) from `source`, its memory sized but not written; returns the panels.
-int ShapePanels(const float* source, int n, int k, Isa isa, int panel_width, PackedF32* out) {
-  const int nr = panel_width > 0 ? panel_width : PanelWidthF32(KernelsFor(isa), n);
+// Gives `out` the shape of B (n columns, depth k) in panels of the ISA's width from `source`, its
+// memory sized but not written; returns the panels.
+int ShapePanels(const float* source, int n, int k, Isa isa, PackedF32* out) {
+  const int nr = PanelWidthF32(KernelsFor(isa), n);
   out->isa = isa;
   out->n = n;
   out->k = k;
@@ -221,13 +221,13 @@ ScopedMidPanels::ScopedMidPanels(MidPanels choice) : previous_(g_mid_panels.load
 ScopedMidPanels::~ScopedMidPanels() { g_mid_panels.store(previous_); }
 
 void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out) {
-  ShapePanels(nullptr, n, k, isa, 0, out);
+  ShapePanels(nullptr, n, k, isa, out);
   std::fill(out->data.data(), out->data.data() + out->data.size(), 0.0f);
 }
 
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width,
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out,
                    const ConsumedRowsFn* consumed) {
-  const int panels = ShapePanels(w, n, k, isa, panel_width, out);
+  const int panels = ShapePanels(w, n, k, isa, out);
   const int nr = out->nr;
   if (k == 0) return;  // nothing to pack (and the source may be null)
   float* dst = out->data.data();
@@ -253,8 +253,8 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
   }
 }
 
-void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out, int panel_width) {
-  const int panels = ShapePanels(b, n, k, isa, panel_width, out);
+void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out) {
+  const int panels = ShapePanels(b, n, k, isa, out);
   const int nr = out->nr;
   if (k == 0) return;  // nothing to pack (and the source may be null)
   float* dst = out->data.data();

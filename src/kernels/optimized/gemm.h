@@ -87,7 +87,7 @@ struct PackedF32 {
   int panels() const { return (n + nr - 1) / nr; }
 };
 
-// Whether packing by default (panel_width 0) may choose 24-column panels (IsaKernels::f32_nr_mid)
+// Whether packing may choose 24-column panels (IsaKernels::f32_nr_mid)
 // for the widths they fit better: where this CPU splits its 512-bit FMAs (kAuto), always (kPrefer:
 // tests of those kernels on any AVX-512 CPU), or never. Not thread-safe against packing.
 enum class MidPanels { kAuto = 0, kPrefer = 1, kNever = 2 };
@@ -104,19 +104,18 @@ class ScopedMidPanels {
 };
 
 // B from weights stored [n][k] (rows ldw apart): a filter [O][KH][KW][C] or FC weights. Panels
-// of the ISA's GEMM width for n (16, 24 or 32 columns on AVX-512; see MidPanels), or of
-// panel_width columns when that is > 0 (a width the ISA's micro-kernels have).
+// of the ISA's GEMM width for n (16, 24 or 32 columns on AVX-512; see MidPanels).
 // `consumed`, when given, hears of each run of source rows [first, first + rows) once packed and
 // not read again (a caller releases the model file's pages of a large filter as the packing goes,
 // instead of holding file and copy at once).
 using ConsumedRowsFn = std::function<void(const float* first, int64_t rows)>;
-void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out, int panel_width = 0,
+void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32* out,
                    const ConsumedRowsFn* consumed = nullptr);
 // B of n columns and depth k, all zeros, in the panels PackF32FromNK would use, for a packer that
 // writes B[kk][col] itself: at data[(col / nr) * k * nr + kk * nr + col % nr].
 void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out);
 // B stored [k][n] (rows ldb apart).
-void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out, int panel_width = 0);
+void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out);
 
 // One thread: rows [0, m) and columns [n0, n1) of C (n0 a multiple of b.nr). bias has n values
 // (indexed by column) or is null.

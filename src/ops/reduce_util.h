@@ -56,13 +56,10 @@ Status EvalReduceExtremum(OpContext& ctx, ReduceState& state) {
   ER_RETURN_IF_ERROR(ResolveReduce(ctx, state));
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (kMax) {
-      ReduceEach<T>(ctx, state, std::numeric_limits<T>::lowest(), [](T acc, T x) { return (acc > x) ? acc : x; },
-                    optimized::ExtremumRow<true, T>{});
-    } else {
-      ReduceEach<T>(ctx, state, std::numeric_limits<T>::max(), [](T acc, T x) { return (acc < x) ? acc : x; },
-                    optimized::ExtremumRow<false, T>{});
-    }
+    using Row = optimized::ExtremumRow<kMax, T>;
+    // A lambda, not the function's address: the walk's per-element loops inline it.
+    ReduceEach<T>(ctx, state, kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max(),
+                  [](T acc, T x) { return Row::Next(acc, x); }, Row{});
   };
   switch (ctx.input(0)->type) {
     case TensorType::kFloat32: run(float{}); break;

@@ -27,12 +27,6 @@ inline Acc SumAdd(Acc acc, Acc x) {
   }
 }
 
-// out[o] = the inputs of output o folded in input order: acc = next(acc, x), each input converted
-// to Acc. from_first: the fold starts from the first input (as reference::ReduceFold), otherwise
-// from `empty` (as a loop that starts at zero). Outputs with no input get `empty`. Summing, the
-// two starts differ only for a float sum whose first input is -0; for REDUCE_MAX / MIN `next`
-// is (acc > x) ? acc : x (or <), whose order matters for NaN, and which the rows added to rows
-// keep per element.
 // The in-order fold of n contiguous inputs after acc: acc = next(acc, x) one at a time.
 template <class T, class Acc, class Next>
 struct SerialRow {
@@ -132,6 +126,12 @@ void ReduceFoldOrderedRows(ThreadPool* pool, const Shape& in_shape, const std::v
   }
 }
 
+// out[o] = the inputs of output o folded in input order: acc = next(acc, x), each input converted
+// to Acc. from_first: the fold starts from the first input (as reference::ReduceFold), otherwise
+// from `empty` (as a loop that starts at zero). Outputs with no input get `empty`. Summing, the
+// two starts differ only for a float sum whose first input is -0; for REDUCE_MAX / MIN `next`
+// is (acc > x) ? acc : x (or <), whose order matters for NaN, and which the rows added to rows
+// keep per element.
 template <class T, class Acc, class Next>
 void ReduceFoldOrdered(ThreadPool* pool, const Shape& in_shape, const std::vector<bool>& reduced, const T* in, Acc* out,
                        int64_t out_count, bool from_first, Acc empty, const Next& next) {
@@ -158,10 +158,7 @@ struct ExtremumRow {
       return (a < x) ? a : x;
     }
   }
-  static T Serial(T acc, const T* src, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) acc = Next(acc, src[i]);
-    return acc;
-  }
+  static T Serial(T acc, const T* src, int64_t n) { return SerialRow<T, T, T(T, T)>{Next}(acc, src, n); }
   T operator()(T acc, const T* src, int64_t n) const {
     constexpr int kLanes = 16;
     if (n < 2 * kLanes) return Serial(acc, src, n);

@@ -214,28 +214,27 @@ inline void StridedSlice(const Shape& in_shape, const std::vector<int64_t>& star
   const bool rows = stride[last] == 1;
   const int64_t row_items = rows ? out_dims[last] : 1;  // elements (of `block` bytes) per copy
   const size_t run = static_cast<size_t>(row_items) * block;
-  int64_t copies = 1;
-  for (size_t d = 0; d < rank; ++d) copies *= (rows && d == last) ? 1 : out_dims[d];
-  std::vector<int32_t> index(rank, 0);
-  int64_t src = 0;
-  for (size_t d = 0; d < rank; ++d) src += start[d] * in_strides[d];
+  int64_t first = 0;
+  for (size_t d = 0; d < rank; ++d) first += start[d] * in_strides[d];
   // The innermost dimension the odometer walks is copied as one strided loop of runs.
   const int inner = rows ? static_cast<int>(last) - 1 : static_cast<int>(last);
   if (inner < 0) {  // one row: the whole output
-    CopyRun(output, input + src * block, run);
+    CopyRun(output, input + first * block, run);
     return;
   }
   const int64_t inner_count = out_dims[inner], inner_step = stride[inner] * in_strides[inner];
-  for (int64_t o = 0; o < copies; o += inner_count) {
-    CopyRuns(output + o * run, static_cast<int64_t>(run), input + src * block, inner_step * static_cast<int64_t>(block),
-             inner_count, run);
-    for (int d = inner - 1; d >= 0; --d) {
-      src += stride[d] * in_strides[d];
-      if (++index[d] < out_dims[d]) break;
-      src -= stride[d] * in_strides[d] * out_dims[d];
-      index[d] = 0;
-    }
+  // The dims outside it: input steps in blocks, output steps in runs.
+  std::vector<int64_t> sizes(out_dims.begin(), out_dims.begin() + inner), src_steps(inner), dst_steps(inner);
+  int64_t runs_below = inner_count;
+  for (int d = inner - 1; d >= 0; --d) {
+    src_steps[d] = stride[d] * in_strides[d];
+    dst_steps[d] = runs_below;
+    runs_below *= out_dims[d];
   }
+  ForEachOffset(sizes, src_steps, dst_steps, [&](int64_t src, int64_t dst) {
+    CopyRuns(output + dst * static_cast<int64_t>(run), static_cast<int64_t>(run), input + (first + src) * block,
+             inner_step * static_cast<int64_t>(block), inner_count, run);
+  });
 }
 
 // Concatenates along `axis`: each input contributes its slice of every outer row in turn.

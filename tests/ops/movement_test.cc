@@ -215,6 +215,46 @@ TEST(Concatenation, RunCopiesMatchElementByElementOnRandomShapes) {
   }
 }
 
+// The reduced dims (unpadded dims merged into the one outside) and the fill / copy / fill rows
+// against one element at a time: random ranks, shapes (empty dims too), paddings, element sizes
+// (3 bytes takes the generic fill) and pad values whose bytes differ (no memset) or not.
+TEST(Pad, ReducedRowsMatchElementByElementOnRandomShapes) {
+  std::mt19937 rng(37);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 500; ++iter) {
+    const int rank = pick(0, 5);
+    const size_t element = std::array<size_t, 5>{1, 2, 3, 4, 8}[pick(0, 4)];
+    Shape in_shape(rank), out_shape(rank);
+    std::vector<int64_t> before(rank), after(rank);
+    for (int d = 0; d < rank; ++d) {
+      in_shape[d] = pick(0, 9) == 0 ? 0 : pick(1, 6);
+      before[d] = pick(0, 2) == 0 ? pick(0, 3) : 0;
+      after[d] = pick(0, 2) == 0 ? pick(0, 3) : 0;
+      out_shape[d] = static_cast<int32_t>(in_shape[d] + before[d] + after[d]);
+    }
+    std::vector<uint8_t> value(element);
+    const bool uniform = pick(0, 2) == 0;
+    for (auto& b : value) b = static_cast<uint8_t>(uniform ? 0x5A : pick(0, 255));
+    std::vector<uint8_t> input(static_cast<size_t>(NumElements(in_shape)) * element);
+    for (auto& b : input) b = static_cast<uint8_t>(pick(0, 255));
+    std::vector<uint8_t> got(static_cast<size_t>(NumElements(out_shape)) * element, 0xAB), want(got.size(), 0xCD);
+    reference::Pad(in_shape, before, after, element, input.data(), value.data(), got.data());
+    const std::vector<int64_t> in_strides = reference::Strides(in_shape);
+    for (int64_t o = 0; o < NumElements(out_shape); ++o) {
+      int64_t rem = o, src = 0;
+      bool inside = true;
+      for (int d = rank - 1; d >= 0; --d) {
+        const int64_t i = rem % out_shape[d] - before[d];
+        rem /= out_shape[d];
+        inside = inside && i >= 0 && i < in_shape[d];
+        src += i * in_strides[d];
+      }
+      std::memcpy(want.data() + o * element, inside ? input.data() + src * element : value.data(), element);
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter << " rank " << rank << " element " << element;
+  }
+}
+
 TEST(Pad, ZeroAndConstantValues) {
   for (bool v2 : {false, true}) {
     SingleOp op(v2 ? tflite::BuiltinOperator_PADV2 : tflite::BuiltinOperator_PAD);

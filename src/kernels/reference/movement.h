@@ -16,32 +16,80 @@ inline std::vector<int64_t> Strides(const Shape& shape) {
   return strides;
 }
 
+// `count` elements of `element` bytes equal to `value`: one memset when the value's bytes are all
+// the same (zero, the usual pad), else typed stores the compiler vectorizes. A memcpy call per
+// element took 10 us for the 2,656 int16 values of a [1,2,166,8] pad.
+inline void FillElements(uint8_t* dst, int64_t count, const uint8_t* value, size_t element) {
+  if (count <= 0) return;
+  if (std::all_of(value, value + element, [&](uint8_t b) { return b == value[0]; })) {
+    std::memset(dst, value[0], static_cast<size_t>(count) * element);
+    return;
+  }
+  auto fill_as = [&](auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, value, sizeof v);
+    for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * static_cast<int64_t>(sizeof v), &v, sizeof v);
+  };
+  switch (element) {
+    case 2: return fill_as(uint16_t{});
+    case 4: return fill_as(uint32_t{});
+    case 8: return fill_as(uint64_t{});
+    default:
+      for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * static_cast<int64_t>(element), value, element);
+  }
+}
+
 // Pads each dim with before[d] / after[d] elements equal to `pad_value` (one element's bytes).
+// The dims are first reduced: a dim without padding is merged into the one outside it (its rows
+// are contiguous in both input and output), so a pad of one middle dim is a few long runs. Then
+// each output element is written once: the padding of a dim as one fill of whole output rows,
+// the innermost dim as fill, copy, fill.
 inline void Pad(const Shape& in_shape, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
                 size_t element, const uint8_t* input, const uint8_t* pad_value, uint8_t* output) {
   const size_t rank = in_shape.size();
   Shape out_shape(rank);
   for (size_t d = 0; d < rank; ++d) out_shape[d] = static_cast<int32_t>(in_shape[d] + before[d] + after[d]);
-  const int64_t total = NumElements(out_shape);
-  for (int64_t i = 0; i < total; ++i) std::memcpy(output + i * element, pad_value, element);
-  if (NumElements(in_shape) <= 0) return;
+  if (NumElements(in_shape) <= 0) {
+    FillElements(output, NumElements(out_shape), pad_value, element);
+    return;
+  }
   if (rank == 0) {
     std::memcpy(output, input, element);
     return;
   }
-  const std::vector<int64_t> out_strides = Strides(out_shape);
-  const int64_t inner = in_shape[rank - 1];
-  std::vector<int32_t> index(rank, 0);  // over the input's outer dims
-  const int64_t rows = NumElements(in_shape) / inner;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t dst = before[rank - 1];
-    for (size_t d = 0; d + 1 < rank; ++d) dst += (index[d] + before[d]) * out_strides[d];
-    std::memcpy(output + dst * element, input + r * inner * element, inner * element);
-    for (int d = static_cast<int>(rank) - 2; d >= 0; --d) {
-      if (++index[d] < in_shape[d]) break;
-      index[d] = 0;
+  struct Dim {
+    int64_t size, before, after;
+  };
+  std::vector<Dim> dims;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t size = in_shape[d];
+    if (before[d] == 0 && after[d] == 0 && !dims.empty()) {
+      dims.back().size *= size;
+      dims.back().before *= size;
+      dims.back().after *= size;
+    } else {
+      dims.push_back({size, before[d], after[d]});
     }
   }
+  const int r = static_cast<int>(dims.size());
+  std::vector<int64_t> in_stride(static_cast<size_t>(r), 1), out_stride(static_cast<size_t>(r), 1);
+  for (int d = r - 2; d >= 0; --d) {
+    in_stride[d] = in_stride[d + 1] * dims[d + 1].size;
+    out_stride[d] = out_stride[d + 1] * (dims[d + 1].before + dims[d + 1].size + dims[d + 1].after);
+  }
+  const int64_t el = static_cast<int64_t>(element);
+  auto pad_dim = [&](auto& self, int d, const uint8_t* src, uint8_t* dst) -> void {
+    const Dim& dim = dims[d];
+    FillElements(dst, dim.before * out_stride[d], pad_value, element);
+    dst += dim.before * out_stride[d] * el;
+    if (d == r - 1) {
+      std::memcpy(dst, src, static_cast<size_t>(dim.size * el));
+    } else {
+      for (int64_t i = 0; i < dim.size; ++i) self(self, d + 1, src + i * in_stride[d] * el, dst + i * out_stride[d] * el);
+    }
+    FillElements(dst + dim.size * out_stride[d] * el, dim.after * out_stride[d], pad_value, element);
+  };
+  pad_dim(pad_dim, 0, input, output);
 }
 
 // bytes from src to dst, the sizes of short runs (a slice of a few channels, a concatenation of

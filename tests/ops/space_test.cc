@@ -2,7 +2,12 @@
 // from the definitions written out as loops here, or by hand.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstring>
 #include <numeric>
+#include <random>
+
+#include "kernels/reference/space_batch.h"
 
 #include "test_util.h"
 
@@ -227,6 +232,71 @@ TEST(SpaceBatch, RoundTripThroughRuntimeBlockShape) {
   EXPECT_EQ(interpreter->output(1)->shape, (Shape{4, 2, 2, 1}));
   EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, 4, 4, 1}));
   EXPECT_EQ(GetOutput<float>(*interpreter, 0), Iota<float>(16));
+}
+
+// The run walk (bounds of each run along the last spatial dim from the block offset) against
+// the definition one element at a time: random numbers of spatial dims (1-3), sizes, blocks,
+// paddings (more than a block too, so whole blocks are padding), trailing dims and element sizes
+// (3 bytes), pad values; then BATCH_TO_SPACE_ND with the same geometry must give the input back.
+TEST(SpaceBatch, RunsMatchElementByElementOnRandomShapes) {
+  std::mt19937 rng(41);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 400; ++iter) {
+    reference::SpaceBatchGeometry g;
+    const int m_count = pick(1, 3);
+    const size_t element = std::array<size_t, 4>{1, 2, 3, 4}[pick(0, 3)];
+    g.batch = pick(1, 3);
+    int64_t rest = pick(0, 4) == 0 ? 0 : pick(1, 3), positions = g.batch, space_positions = g.batch;
+    for (int m = 0; m < m_count; ++m) {
+      const int64_t block = pick(1, 4), size = pick(1, 7), before = pick(0, 6);
+      const int64_t padded = size + before;
+      const int64_t after = (block - padded % block) % block + block * pick(0, 1);
+      g.space.push_back(size);
+      g.block.push_back(block);
+      g.offset.push_back(before);
+      g.batch_space.push_back((padded + after) / block);
+      positions *= block * g.batch_space.back();
+      space_positions *= size;
+    }
+    g.rest_bytes = rest * static_cast<int64_t>(element);
+    std::vector<uint8_t> input(static_cast<size_t>(space_positions * g.rest_bytes)), value(element);
+    for (auto& v : input) v = static_cast<uint8_t>(pick(0, 255));
+    for (auto& v : value) v = static_cast<uint8_t>(pick(0, 255));
+    std::vector<uint8_t> got(static_cast<size_t>(positions * g.rest_bytes), 0xAB), want(got.size(), 0xCD);
+    reference::SpaceToBatch(g, element, input.data(), value.data(), got.data());
+    // Batch-side position o = ((kb * batch + b) * bs_0 + q_0) * bs_1 + q_1 ...
+    int64_t spatial = 1;
+    for (int m = 0; m < m_count; ++m) spatial *= g.batch_space[m];
+    for (int64_t o = 0; o < positions; ++o) {
+      int64_t rem = o % spatial;
+      const int64_t batch_index = o / spatial;
+      int64_t kb = batch_index / g.batch;
+      const int64_t b = batch_index % g.batch;
+      std::vector<int64_t> q(m_count), k(m_count);
+      for (int m = m_count - 1; m >= 0; --m) {
+        q[m] = rem % g.batch_space[m];
+        rem /= g.batch_space[m];
+        k[m] = kb % g.block[m];
+        kb /= g.block[m];
+      }
+      bool inside = true;
+      int64_t src = b;
+      for (int m = 0; m < m_count; ++m) {
+        const int64_t p = q[m] * g.block[m] + k[m] - g.offset[m];
+        inside = inside && p >= 0 && p < g.space[m];
+        src = src * g.space[m] + p;
+      }
+      for (int64_t j = 0; j < rest; ++j) {
+        uint8_t* dst = want.data() + (o * rest + j) * static_cast<int64_t>(element);
+        if (inside) std::memcpy(dst, input.data() + (src * rest + j) * static_cast<int64_t>(element), element);
+        else std::memcpy(dst, value.data(), element);
+      }
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter << " spatial dims " << m_count;
+    std::vector<uint8_t> back(input.size(), 0xEF);
+    reference::BatchToSpace(g, got.data(), back.data());
+    ASSERT_EQ(back, input) << "iteration " << iter << " spatial dims " << m_count;
+  }
 }
 
 TEST(BatchToSpaceNd, BatchNotDivisibleFails) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "edgerun/tensor.h"
+#include "kernels/reference/movement.h"
 
 namespace edgerun::reference {
 
@@ -44,38 +45,48 @@ struct SpaceBatchGeometry {
   int64_t rest_bytes = 0;                // bytes of the trailing dims
 };
 
-// Calls f(space_offset, batch_offset) (in units of rest_bytes) for every batch-side element whose
-// space position lies inside the space side; calls pad(batch_offset) for the others.
-template <class F, class Pad>
-void ForEachSpaceBatch(const SpaceBatchGeometry& g, F f, Pad pad) {
-  const size_t m_count = g.block.size();
-  int64_t blocks = 1, batch_points = 1;
-  for (size_t m = 0; m < m_count; ++m) {
-    blocks *= g.block[m];
-    batch_points *= g.batch_space[m];
-  }
-  std::vector<int64_t> k(m_count), q(m_count);
+// Calls f(space_offset, batch_offset, count) (offsets in units of rest_bytes) for each run of
+// batch-side elements along the last spatial dim whose space positions lie inside the space side:
+// `count` elements, consecutive on the batch side and block.back() apart on the space side. The
+// runs' bounds come from the block offset (no test per element): a dilated 3x3 conv's
+// [1,1,1,3] -> [36,3,3,3] has one element inside, and an element-wise walk over the 324 took 7 us.
+template <class F>
+void ForEachSpaceBatchRun(const SpaceBatchGeometry& g, F f) {
+  const int m_count = static_cast<int>(g.block.size());
+  const int last = m_count - 1;
+  int64_t blocks = 1, outer_points = 1;  // outer: the batch side's spatial dims before the last
+  for (int m = 0; m < m_count; ++m) blocks *= g.block[m];
+  for (int m = 0; m < last; ++m) outer_points *= g.batch_space[m];
+  auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
+  const int64_t block = g.block[last], space = g.space[last], offset = g.offset[last];
+  std::vector<int64_t> k(static_cast<size_t>(m_count)), q(static_cast<size_t>(m_count));
   for (int64_t kb = 0; kb < blocks; ++kb) {
     int64_t rem = kb;  // block offsets, row-major
-    for (int m = static_cast<int>(m_count) - 1; m >= 0; --m) {
+    for (int m = last; m >= 0; --m) {
       k[m] = rem % g.block[m];
       rem /= g.block[m];
     }
+    // Along the last dim p = q * block + k - offset must lie in [0, space).
+    const int64_t q_begin = std::max<int64_t>(0, -floor_div(k[last] - offset, block));
+    const int64_t q_end = std::min(g.batch_space[last], floor_div(space - 1 + offset - k[last], block) + 1);
+    if (q_end <= q_begin) continue;
+    const int64_t p_begin = q_begin * block + k[last] - offset;
     for (int64_t b = 0; b < g.batch; ++b) {
       const int64_t batch_index = kb * g.batch + b;
       std::fill(q.begin(), q.end(), 0);
-      for (int64_t i = 0; i < batch_points; ++i) {
+      for (int64_t i = 0; i < outer_points; ++i) {
         int64_t space_offset = b;
         bool inside = true;
-        for (size_t m = 0; m < m_count; ++m) {
+        for (int m = 0; m < last; ++m) {
           const int64_t p = q[m] * g.block[m] + k[m] - g.offset[m];
           inside = inside && p >= 0 && p < g.space[m];
           space_offset = space_offset * g.space[m] + p;
         }
-        const int64_t batch_offset = batch_index * batch_points + i;
-        if (inside) f(space_offset, batch_offset);
-        else pad(batch_offset);
-        for (int m = static_cast<int>(m_count) - 1; m >= 0; --m) {
+        if (inside) {
+          f(space_offset * space + p_begin, (batch_index * outer_points + i) * g.batch_space[last] + q_begin,
+            q_end - q_begin);
+        }
+        for (int m = last - 1; m >= 0; --m) {
           if (++q[m] < g.batch_space[m]) break;
           q[m] = 0;
         }
@@ -85,22 +96,28 @@ void ForEachSpaceBatch(const SpaceBatchGeometry& g, F f, Pad pad) {
 }
 
 // SPACE_TO_BATCH_ND: padded positions get `pad_value` (one element, repeated over the rest dims).
+// The whole output is filled first (one memset for a zero pad), then the inside runs copied.
 inline void SpaceToBatch(const SpaceBatchGeometry& g, size_t element, const uint8_t* input, const uint8_t* pad_value,
                          uint8_t* output) {
   if (g.rest_bytes == 0) return;
-  ForEachSpaceBatch(
-      g, [&](int64_t from, int64_t to) { std::memcpy(output + to * g.rest_bytes, input + from * g.rest_bytes, g.rest_bytes); },
-      [&](int64_t to) {
-        for (int64_t j = 0; j < g.rest_bytes; j += element) std::memcpy(output + to * g.rest_bytes + j, pad_value, element);
-      });
+  int64_t positions = g.batch;
+  for (size_t m = 0; m < g.block.size(); ++m) positions *= g.block[m] * g.batch_space[m];
+  FillElements(output, positions * g.rest_bytes / static_cast<int64_t>(element), pad_value, element);
+  const int64_t step = g.block.back() * g.rest_bytes;
+  ForEachSpaceBatchRun(g, [&](int64_t from, int64_t to, int64_t count) {
+    CopyRuns(output + to * g.rest_bytes, g.rest_bytes, input + from * g.rest_bytes, step, count,
+             static_cast<size_t>(g.rest_bytes));
+  });
 }
 
 // BATCH_TO_SPACE_ND: batch-side elements that land in the cropped border are dropped.
 inline void BatchToSpace(const SpaceBatchGeometry& g, const uint8_t* input, uint8_t* output) {
   if (g.rest_bytes == 0) return;
-  ForEachSpaceBatch(
-      g, [&](int64_t to, int64_t from) { std::memcpy(output + to * g.rest_bytes, input + from * g.rest_bytes, g.rest_bytes); },
-      [](int64_t) {});
+  const int64_t step = g.block.back() * g.rest_bytes;
+  ForEachSpaceBatchRun(g, [&](int64_t to, int64_t from, int64_t count) {
+    CopyRuns(output + to * g.rest_bytes, step, input + from * g.rest_bytes, g.rest_bytes, count,
+             static_cast<size_t>(g.rest_bytes));
+  });
 }
 
 }  // namespace edgerun::reference

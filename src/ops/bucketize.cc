@@ -34,7 +34,7 @@ Status Eval(OpContext& ctx) {
   elementwise::VisitType(input->type, [&](auto tag) {
     using T = decltype(tag);
     const T* in = input->data_as<T>();
-    for (int64_t i = 0; i < input->num_elements(); ++i) {
+    for (int64_t i = 0, n = input->num_elements(); i < n; ++i) {
       // Compared as TFLite does: the value against each float boundary, usual conversions.
       out[i] = static_cast<int32_t>(
           std::upper_bound(bounds.begin(), bounds.end(), in[i], [](T v, float b) { return v < b; }) - bounds.begin());

@@ -108,7 +108,7 @@ Status Eval(OpContext& ctx, ConcatState& state) {
     float lo, hi;
     ActivationRange(state.activation, &lo, &hi);
     float* out = output->data_as<float>();
-    for (int64_t i = 0; i < output->num_elements(); ++i) out[i] = std::min(std::max(out[i], lo), hi);
+    for (int64_t i = 0, n = output->num_elements(); i < n; ++i) out[i] = std::min(std::max(out[i], lo), hi);
   }
   return Status::Ok();
 }

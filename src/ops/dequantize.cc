@@ -65,7 +65,7 @@ Status Eval(OpContext& ctx) {
     case TensorType::kInt32: DequantizeInts<int32_t>(input, out); break;
     case TensorType::kFloat16: {
       const uint16_t* in = input->data_as<uint16_t>();
-      for (int64_t i = 0; i < input->num_elements(); ++i) out[i] = HalfToFloat(in[i]);
+      for (int64_t i = 0, n = input->num_elements(); i < n; ++i) out[i] = HalfToFloat(in[i]);
       break;
     }
     default: return ctx.Unsupported("unsupported input type");

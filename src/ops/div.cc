@@ -32,7 +32,7 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   }
   const Tensor* divisor = ctx.input(1);
   if (divisor->type == TensorType::kInt32) {
-    for (int64_t i = 0; i < divisor->num_elements(); ++i) {
+    for (int64_t i = 0, n = divisor->num_elements(); i < n; ++i) {
       if (divisor->data_as<int32_t>()[i] == 0) return ctx.Error("integer division by zero in ", Describe(divisor));
     }
   }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/reference/movement.h"
 #include "ops/elementwise_util.h"
 
 namespace edgerun::ops {
@@ -94,7 +95,7 @@ Status Eval(OpContext& ctx) {
   if (value->type == TensorType::kString) return FillStrings(ctx);
   const size_t size = TensorTypeSize(value->type);
   uint8_t* out = output->data_as<uint8_t>();
-  for (int64_t i = 0; i < output->num_elements(); ++i) std::memcpy(out + i * size, value->data, size);
+  reference::FillElements(out, output->num_elements(), value->data_as<uint8_t>(), size);
   return Status::Ok();
 }
 

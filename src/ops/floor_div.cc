@@ -14,7 +14,7 @@ Status Prepare(OpContext& ctx) {
 template <class T>
 Status EvalTyped(OpContext& ctx) {
   const Tensor* divisor = ctx.input(1);
-  for (int64_t i = 0; i < divisor->num_elements(); ++i) {
+  for (int64_t i = 0, n = divisor->num_elements(); i < n; ++i) {
     if (divisor->data_as<T>()[i] == T(0)) return ctx.Error("division by zero: element ", i, " of ", Describe(divisor));
   }
   if constexpr (std::is_floating_point_v<T>) {

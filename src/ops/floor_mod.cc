@@ -17,7 +17,7 @@ template <class T>
 Status EvalTyped(OpContext& ctx) {
   if constexpr (std::is_integral_v<T>) {
     const Tensor* divisor = ctx.input(1);
-    for (int64_t i = 0; i < divisor->num_elements(); ++i) {
+    for (int64_t i = 0, n = divisor->num_elements(); i < n; ++i) {
       if (divisor->data_as<T>()[i] == 0) return ctx.Error("division by zero: element ", i, " of ", Describe(divisor));
     }
   }

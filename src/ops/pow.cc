@@ -25,7 +25,7 @@ Status Eval(OpContext& ctx) {
     return Status::Ok();
   }
   const Tensor* exponents = ctx.input(1);
-  for (int64_t i = 0; i < exponents->num_elements(); ++i) {
+  for (int64_t i = 0, n = exponents->num_elements(); i < n; ++i) {
     if (exponents->data_as<int32_t>()[i] < 0) {
       return ctx.Error("integer POW with a negative exponent (", exponents->data_as<int32_t>()[i], " at element ", i,
                        " of ", Describe(exponents), ") is not defined");

@@ -75,7 +75,7 @@ Status Eval(OpContext& ctx) {
       T value = *ctx.input(0)->data_as<T>();
       const T delta = *ctx.input(2)->data_as<T>();
       T* out = output->data_as<T>();
-      for (int64_t i = 0; i < output->num_elements(); ++i) {
+      for (int64_t i = 0, n = output->num_elements(); i < n; ++i) {
         out[i] = value;
         if constexpr (std::is_integral_v<T>) {
           value = WrapAdd(value, delta);

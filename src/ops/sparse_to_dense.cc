@@ -4,6 +4,7 @@
 // one value per index. A non-constant output_shape makes the output dynamic; indices outside the
 // shape are an error at eval.
 #include "kernels/reference/gather.h"
+#include "kernels/reference/movement.h"
 #include "ops/shape_util.h"
 
 namespace edgerun::ops {
@@ -54,7 +55,7 @@ Status Eval(OpContext& ctx) {
   }
   const size_t element = TensorTypeSize(output->type);
   uint8_t* out = output->data_as<uint8_t>();
-  for (int64_t i = 0; i < output->num_elements(); ++i) std::memcpy(out + i * element, ctx.input(3)->data, element);
+  reference::FillElements(out, output->num_elements(), ctx.input(3)->data_as<uint8_t>(), element);
   const bool scalar = values->rank() == 0;
   for (size_t i = 0; i < offsets.size(); ++i) {
     std::memcpy(out + offsets[i] * element, values->data_as<uint8_t>() + (scalar ? 0 : i * element), element);

@@ -28,7 +28,7 @@ Status Unique(OpContext& ctx) {
   const T* in = input->data_as<T>();
   std::map<T, int64_t> position;  // value -> its index in y
   std::vector<T> unique;
-  for (int64_t i = 0; i < input->num_elements(); ++i) {
+  for (int64_t i = 0, n = input->num_elements(); i < n; ++i) {
     auto [it, inserted] = position.emplace(in[i], static_cast<int64_t>(unique.size()));
     if (inserted) unique.push_back(in[i]);
     if (idx->type == TensorType::kInt64) idx->data_as<int64_t>()[i] = it->second;

@@ -9,7 +9,7 @@ namespace {
 template <class T>
 void TrueFlags(const Tensor* t, std::vector<bool>* flags) {
   const T* data = t->data_as<T>();
-  for (int64_t i = 0; i < t->num_elements(); ++i) (*flags)[i] = data[i] != T(0);
+  for (int64_t i = 0, n = t->num_elements(); i < n; ++i) (*flags)[i] = data[i] != T(0);
 }
 
 Status TrueElements(OpContext& ctx, std::vector<bool>* flags) {

@@ -402,7 +402,7 @@ class RangeRecorder : public Profiler {
       if (t.type != TensorType::kFloat32 || t.data == nullptr) continue;
       const float* v = static_cast<const float*>(t.data);
       auto [it, fresh] = ranges_->try_emplace(t.name, Range{v[0], v[0]});
-      for (int64_t i = 0; i < t.num_elements(); ++i) {
+      for (int64_t i = 0, n = t.num_elements(); i < n; ++i) {
         it->second.min = std::min(it->second.min, v[i]);
         it->second.max = std::max(it->second.max, v[i]);
       }

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <limits>
+#include <span>
 
 #include "kernels/optimized/reduce.h"
 #include "kernels/optimized/resize.h"
@@ -121,7 +122,8 @@ void CheckExtremum(Random& r, ThreadPool* pool) {
 }
 
 // ExtremumRow (the ISA's vectors or 16 lanes, the in-order loop again for a NaN or a zero result)
-// against the in-order loop bit for bit, on every ISA: rows past and below the lane path's 32, values in a narrow range (ties), rows
+// against the in-order loop bit for bit, on every ISA: rows past and below the lane path's 32,
+// starting at any alignment, values in a narrow range (ties), a unique extreme at each place, rows
 // without NaN (the lane path's result), with one NaN at a random place or a start value that is
 // NaN, with zeros of both signs as the extreme; and the integer types.
 template <bool kMax, class T>
@@ -134,8 +136,9 @@ void CheckExtremumRows(Random& r) {
     }
   };
   for (int iter = 0; iter < 300; ++iter) {
-    const int n = r.Int(0, 150);
-    std::vector<T> row(static_cast<size_t>(n));
+    const int n = r.Int(0, 150), shift = r.Int(0, 15);  // rows start at any element of a vector
+    std::vector<T> buffer(static_cast<size_t>(n + shift));
+    const auto row = std::span<T>(buffer).subspan(static_cast<size_t>(shift));
     const int kind = r.Int(0, 4);
     for (auto& x : row) {
       if constexpr (std::is_floating_point_v<T>) {
@@ -157,6 +160,16 @@ void CheckExtremumRows(Random& r) {
     const T want = SerialRow<T, T, decltype(next)>{next}(start, row.data(), n);
     const T got = ExtremumRow<kMax, T>{}(start, row.data(), n);
     ASSERT_EQ(0, std::memcmp(&got, &want, sizeof(T))) << "max " << kMax << " n " << n << " kind " << kind;
+    if (kind != 4) continue;
+    // A unique extreme at each position in turn: no value may be skipped.
+    for (int p = 0; p < n; ++p) {
+      const T saved = row[static_cast<size_t>(p)];
+      row[static_cast<size_t>(p)] = static_cast<T>(kMax ? 100 : -100);
+      const T want_at = SerialRow<T, T, decltype(next)>{next}(start, row.data(), n);
+      const T got_at = ExtremumRow<kMax, T>{}(start, row.data(), n);
+      ASSERT_EQ(0, std::memcmp(&got_at, &want_at, sizeof(T))) << "max " << kMax << " n " << n << " extreme at " << p;
+      row[static_cast<size_t>(p)] = saved;
+    }
   }
 }
 

@@ -50,6 +50,16 @@ struct Avx2 {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
+  static float HorizontalMaxF(F v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+  }
+  static float HorizontalMinF(F v) {
+    __m128 s = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_min_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_min_ss(s, _mm_movehdup_ps(s)));
+  }
   // BATCH_MATMUL's float tiles (simd_kernels.inc, BlockedTile): 2 x 3 outputs of two 8-lane
   // vectors each, 12 accumulators of the 16 registers beside two rows of a, a column of bt and a
   // product (the fold takes 8 outputs, the last two zero). 2 x 2 ran 1.3x slower on Zen 4 (its

@@ -45,6 +45,8 @@ struct Avx512 {
   static F MaxF(F a, F b) { return _mm512_max_ps(a, b); }
   static F MinF(F a, F b) { return _mm512_min_ps(a, b); }
   static float HorizontalSumF(F v) { return _mm512_reduce_add_ps(v); }
+  static float HorizontalMaxF(F v) { return _mm512_reduce_max_ps(v); }
+  static float HorizontalMinF(F v) { return _mm512_reduce_min_ps(v); }
   // BATCH_MATMUL's float tiles (simd_kernels.inc, BlockedTile): 4 x 4 outputs of one 16-lane
   // vector each, 16 accumulators.
   static constexpr int kFoldOutputs = 16, kTileRows = 4, kTileCols = 4;

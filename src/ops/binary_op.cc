@@ -94,13 +94,22 @@ bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p) 
   return true;
 }
 
-bool EvalInt16SameShape(OpContext& ctx, const reference::QuantizedBinaryParams& q, int op) {
+bool EvalInt16SameShapeOrRow(OpContext& ctx, const reference::QuantizedBinaryParams& q, int op) {
   const Tensor* a = ctx.input(0);
   const Tensor* b = ctx.input(1);
   Tensor* out = ctx.output(0);
   const optimized::BinaryI16Fn fn = optimized::ActiveKernels().binary_i16;
-  if (!fn || a->type != TensorType::kInt16 || out->type != TensorType::kInt16 || a->shape != out->shape ||
-      b->shape != out->shape) {
+  if (!fn || a->type != TensorType::kInt16 || out->type != TensorType::kInt16) return false;
+  // Each operand is the output's shape or, for one of them, a row of its trailing dims repeated
+  // (a per-channel bias: [1,2,162,8] - [8]).
+  auto is_trailing_row = [&](const Shape& s) {
+    size_t first = 0;
+    while (first < s.size() && s[first] == 1) ++first;
+    const size_t rank = s.size() - first;
+    return rank <= out->shape.size() && std::equal(s.begin() + first, s.end(), out->shape.end() - rank);
+  };
+  const bool a_full = a->shape == out->shape, b_full = b->shape == out->shape;
+  if (!(a_full && b_full) && !(a_full && is_trailing_row(b->shape)) && !(b_full && is_trailing_row(a->shape))) {
     return false;
   }
   // The kernel's domain: zero points 0 (int16's), shifts the vector shifts take as the scalar
@@ -118,9 +127,26 @@ bool EvalInt16SameShape(OpContext& ctx, const reference::QuantizedBinaryParams& 
   const int16_t* pa = a->data_as<int16_t>();
   const int16_t* pb = b->data_as<int16_t>();
   int16_t* po = out->data_as<int16_t>();
-  // Blocks of 8 K elements (16 KB).
-  InBlocks(ctx, out->num_elements(), 8192,
-           [&](int64_t i0, int64_t i1) { fn(pa + i0, pb + i0, i1 - i0, args, po + i0); });
+  const int64_t n = out->num_elements();
+  if (a_full && b_full) {
+    // Blocks of 8 K elements (16 KB).
+    InBlocks(ctx, n, 8192, [&](int64_t i0, int64_t i1) { fn(pa + i0, pb + i0, i1 - i0, args, po + i0); });
+    return true;
+  }
+  // The row repeated into one block of whole rows (about 8 K elements), which every block of the
+  // full operand pairs with.
+  const Tensor* row = a_full ? b : a;
+  const int64_t row_size = row->num_elements();
+  if (row_size == 0) return true;
+  const int64_t block = std::max<int64_t>(1, 8192 / row_size) * row_size;
+  std::vector<int16_t> repeated(static_cast<size_t>(std::min(block, n)));
+  for (size_t i = 0; i < repeated.size(); ++i) repeated[i] = row->data_as<int16_t>()[i % row_size];
+  InBlocks(ctx, n, block, [&](int64_t i0, int64_t i1) {  // [i0, i1) may hold several blocks
+    for (int64_t j = i0; j < i1; j += block) {
+      const int64_t count = std::min(block, i1 - j);
+      fn(a_full ? pa + j : repeated.data(), b_full ? pb + j : repeated.data(), count, args, po + j);
+    }
+  });
   return true;
 }
 

@@ -70,8 +70,9 @@ Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_sca
 // false (nothing done) where the CPU or the shapes have no such kernel.
 bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p);
 // int16 ADD / SUB (op 0 / 1) or MUL (op 2) with TFLite's arithmetic on the vector kernel
-// (optimized::BinaryI16Fn) when both operands have the output's shape; false: use another path.
-bool EvalInt16SameShape(OpContext& ctx, const reference::QuantizedBinaryParams& q, int op);
+// (optimized::BinaryI16Fn) when both operands have the output's shape, or one does and the other
+// is a row of its trailing dims (a per-channel bias); false: use another path.
+bool EvalInt16SameShapeOrRow(OpContext& ctx, const reference::QuantizedBinaryParams& q, int op);
 // MUL / DIV on quantized types: offsets, the output multiplier (s_a * s_b / s_out, or
 // s_a / (s_b * s_out) when `divide`) and the activation range.
 Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide);

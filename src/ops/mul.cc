@@ -50,7 +50,7 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   const reference::QuantizedBinaryParams& q = state.q;
   switch (state.kind) {
     case BinaryKind::kQuantized:
-      if (EvalInt16SameShape(ctx, q, 2)) return Status::Ok();
+      if (EvalInt16SameShapeOrRow(ctx, q, 2)) return Status::Ok();
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedMul(a, b, q); });
     case BinaryKind::kXnnpackMul: {
       const quant::xnn::MulParams& p = state.xnn_mul;

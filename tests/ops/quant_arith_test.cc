@@ -246,14 +246,21 @@ TEST(QuantizedMul, Int16WithZeroPointIsUnsupported) {
   EXPECT_EQ(st.code(), StatusCode::kUnsupported) << st.message();
 }
 
-// Same-shaped int16 ADD / SUB / MUL run on the vector kernel (optimized::BinaryI16Fn); a
-// broadcast of the same values ([n] with [1, n]) runs the scalar reference arithmetic. Both must
-// give the same values for random inputs, a length that is not a multiple of 16, several scales
-// and a fused RELU.
+// int16 ADD / SUB / MUL on the vector kernel (optimized::BinaryI16Fn): operands of the output's
+// shape, or one of them a row of the output's trailing dims, either side (SUB's order matters).
+// An outer-product broadcast ([rows, 1] with [1, cols]) of the same values runs the scalar
+// reference arithmetic. All must agree for random values, a row length that is not a multiple
+// of 16, an output past one 8 K block of rows, several scales and a fused RELU.
 TEST(QuantizedBinary, Int16VectorKernelMatchesScalarReference) {
-  const int n = 1031;
-  const auto a = testing::RandomInts<int16_t>(n, 11, -32768, 32767);
-  const auto b = testing::RandomInts<int16_t>(n, 12, -32768, 32767);
+  const int rows = 400, cols = 23;
+  const auto column = testing::RandomInts<int16_t>(rows, 11, -32768, 32767);
+  const auto row = testing::RandomInts<int16_t>(cols, 12, -32768, 32767);
+  std::vector<int16_t> column_full, row_full;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      column_full.push_back(column[i]);
+      row_full.push_back(row[j]);
+    }
   struct Scales {
     float a, b, out;
   };
@@ -263,16 +270,18 @@ TEST(QuantizedBinary, Int16VectorKernelMatchesScalarReference) {
       {tflite::BuiltinOperator_ADD, tflite::BuiltinOptions_AddOptions},
       {tflite::BuiltinOperator_SUB, tflite::BuiltinOptions_SubOptions},
       {tflite::BuiltinOperator_MUL, tflite::BuiltinOptions_MulOptions}};
+  const Shape full{rows, cols};
   for (const auto& op_and_options : ops)
     for (const Scales& sc : scales)
       for (auto act : {tflite::ActivationFunctionType_NONE, tflite::ActivationFunctionType_RELU}) {
         // Plain names, not a structured binding: clang before 16 cannot capture those in a lambda.
         const tflite::BuiltinOperator code = op_and_options.first;
         const tflite::BuiltinOptions options_type = op_and_options.second;
-        auto run = [&](bool broadcast) {
+        auto run = [&](const Shape& a_shape, const std::vector<int16_t>& a, const Shape& b_shape,
+                       const std::vector<int16_t>& b) {
           SingleOp op(code);
-          op.Input(TensorType::kInt16, {n}, Q(sc.a, 0));
-          op.Input(TensorType::kInt16, broadcast ? Shape{1, n} : Shape{n}, Q(sc.b, 0));
+          op.Input(TensorType::kInt16, a_shape, Q(sc.a, 0));
+          op.Input(TensorType::kInt16, b_shape, Q(sc.b, 0));
           op.Output(TensorType::kInt16, {}, Q(sc.out, 0));
           if (code == tflite::BuiltinOperator_ADD) {
             op.Options(options_type, AddOptions(act, false));
@@ -291,10 +300,16 @@ TEST(QuantizedBinary, Int16VectorKernelMatchesScalarReference) {
           EXPECT_TRUE(interpreter->Invoke().ok());
           return GetOutput<int16_t>(*interpreter, 0);
         };
-        const auto vector_result = run(false), scalar_result = run(true);
-        ASSERT_EQ(vector_result.size(), static_cast<size_t>(n));
-        EXPECT_EQ(vector_result, scalar_result)
-            << tflite::EnumNameBuiltinOperator(code) << " scales " << sc.a << " " << sc.b << " " << sc.out;
+        const std::string what = std::string(tflite::EnumNameBuiltinOperator(code)) + " scales " +
+                                 std::to_string(sc.a) + " " + std::to_string(sc.b) + " " + std::to_string(sc.out);
+        // column op row
+        const auto scalar = run({rows, 1}, column, {1, cols}, row);
+        ASSERT_EQ(scalar.size(), static_cast<size_t>(rows * cols));
+        EXPECT_EQ(run(full, column_full, full, row_full), scalar) << what << " same shape";
+        EXPECT_EQ(run(full, column_full, {cols}, row), scalar) << what << " second operand a row";
+        // row op column
+        const auto scalar_swapped = run({1, cols}, row, {rows, 1}, column);
+        EXPECT_EQ(run({1, 1, cols}, row, full, column_full), scalar_swapped) << what << " first operand a row";
       }
 }
 

@@ -102,14 +102,9 @@ bool EvalInt16SameShapeOrRow(OpContext& ctx, const reference::QuantizedBinaryPar
   if (!fn || a->type != TensorType::kInt16 || out->type != TensorType::kInt16) return false;
   // Each operand is the output's shape or, for one of them, a row of its trailing dims repeated
   // (a per-channel bias: [1,2,162,8] - [8]).
-  auto is_trailing_row = [&](const Shape& s) {
-    size_t first = 0;
-    while (first < s.size() && s[first] == 1) ++first;
-    const size_t rank = s.size() - first;
-    return rank <= out->shape.size() && std::equal(s.begin() + first, s.end(), out->shape.end() - rank);
-  };
+  // (A full shape is itself such a row.)
   const bool a_full = a->shape == out->shape, b_full = b->shape == out->shape;
-  if (!(a_full && b_full) && !(a_full && is_trailing_row(b->shape)) && !(b_full && is_trailing_row(a->shape))) {
+  if (!(a_full && RepeatsAsABlock(b->shape, out->shape)) && !(b_full && RepeatsAsABlock(a->shape, out->shape))) {
     return false;
   }
   // The kernel's domain: zero points 0 (int16's), shifts the vector shifts take as the scalar

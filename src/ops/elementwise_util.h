@@ -11,6 +11,7 @@
 #include "kernels/reference/elementwise.h"
 #include "ops/binary_op.h"
 #include "ops/op_util.h"
+#include "quant/lut.h"
 
 namespace edgerun::ops::elementwise {
 
@@ -84,7 +85,7 @@ Status CheckQuantized(const OpContext& ctx, const Tensor* t, const char* role) {
 // 513 entries with interpolation), as TFLite does for EXP, LOG and int16 RSQRT.
 struct LutState {
   int8_t lut8[256] = {};
-  int16_t lut16[reference::math::kLut16Size] = {};
+  int16_t lut16[quant::kLut16Size] = {};
 };
 
 // Fills the table for an int8 or (symmetric) int16 input and its output. `fn` maps real input
@@ -95,8 +96,8 @@ inline Status PrepareLut(OpContext& ctx, LutState& state, const std::function<fl
   if (input->type == TensorType::kInt8) {
     ER_RETURN_IF_ERROR(CheckQuantized<int8_t>(ctx, input, "input"));
     ER_RETURN_IF_ERROR(CheckQuantized<int8_t>(ctx, output, "output"));
-    reference::math::PopulateLut8(input->scale(), input->zero_point(), output->scale(), output->zero_point(), fn,
-                                  state.lut8);
+    quant::PopulateLut8<int8_t>(input->scale(), input->zero_point(), output->scale(), output->zero_point(), fn,
+                                state.lut8);
     return Status::Ok();
   }
   ER_RETURN_IF_ERROR(CheckQuantized<int16_t>(ctx, input, "input"));
@@ -105,15 +106,15 @@ inline Status PrepareLut(OpContext& ctx, LutState& state, const std::function<fl
     return ctx.Unsupported("int16 ", ctx.op_name(), " needs zero points of 0 (input ", input->zero_point(), ", output ",
                            output->zero_point(), ")");
   }
-  reference::math::PopulateLut16(input->scale(), 0, output->scale(), fn, state.lut16);
+  quant::PopulateLut16<float>(input->scale(), 0, output->scale(), 0, fn, state.lut16);
   return Status::Ok();
 }
 
 inline void EvalLut(OpContext& ctx, const LutState& state) {
   if (ctx.input(0)->type == TensorType::kInt8) {
-    MapUnary<int8_t>(ctx, [&](int8_t q) { return reference::math::LookupLut8(q, state.lut8); });
+    MapUnary<int8_t>(ctx, [&](int8_t q) { return quant::LookupLut8(q, state.lut8); });
   } else {
-    MapUnary<int16_t>(ctx, [&](int16_t q) { return reference::math::LookupLut16(q, state.lut16); });
+    MapUnary<int16_t>(ctx, [&](int16_t q) { return quant::LookupLut16(q, state.lut16); });
   }
 }
 

@@ -58,7 +58,9 @@ void PopulateLut16(FloatT input_scale, int32_t input_zero_point, FloatT output_s
   const FloatT step = (input_max - input_min) / kSteps;
   const FloatT half_step = step / 2;
   const FloatT output_scaling_inv = static_cast<FloatT>(kMax - kMin + 1) / (output_max - output_min);
+  // A NaN sample (RSQRT or LOG of a negative input) becomes 0: converting it to int is undefined.
   auto saturate = [](FloatT v) {
+    if (std::isnan(v)) return int16_t{0};
     return static_cast<int16_t>(
         std::min<FloatT>(std::max<FloatT>(v, static_cast<FloatT>(kMin)), static_cast<FloatT>(kMax)));
   };

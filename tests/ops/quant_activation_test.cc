@@ -626,6 +626,17 @@ TEST(LookupTables, SixteenBitTableInterpolates) {
   }
 }
 
+TEST(LookupTables, SixteenBitTableMapsNaNSamplesToZero) {
+  // 1 / sqrt(x) over [-1, 1]: the negative half is NaN (int16 RSQRT of a negative input), which
+  // must give 0 rather than an undefined float-to-int conversion; the positive half saturates
+  // near 0 and falls after.
+  int16_t lut[quant::kLut16Size];
+  quant::PopulateLut16<float>(1.0f / 32768, 0, 8.0f / 32768, 0, [](float x) { return 1.0f / std::sqrt(x); }, lut);
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(lut[i], 0) << i;
+  EXPECT_EQ(lut[257], 32767);
+  EXPECT_EQ(lut[512], 4096);  // 1 / sqrt(32767 / 32768) ~ 1.0 = 4096 steps of 8 / 32768
+}
+
 TEST(QuantizedActivations, EmptyTensorsRunAndKeepTheirShape) {
   struct Case {
     tflite::BuiltinOperator op;

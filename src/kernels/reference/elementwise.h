@@ -88,69 +88,6 @@ void ForEachBroadcast3(const Shape& a_shape, const Shape& b_shape, const Shape& 
   }
 }
 
-// ---- lookup tables of quantized unary functions (TFLite's LUTPopulate / LUTLookup)
-
-// 256 entries indexed by the input's byte: lut[uint8(q)] = quantize(fn(dequantize(q))).
-template <class T, class Fn>
-void PopulateLut8(float input_scale, int32_t input_zero_point, float output_scale, int32_t output_zero_point, Fn fn,
-                  T* lut) {
-  static_assert(sizeof(T) == 1, "8-bit table");
-  const float inverse_scale = 1.0f / output_scale;
-  const int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-  for (int32_t q = lo; q <= hi; ++q) {
-    const float x = input_scale * static_cast<float>(q - input_zero_point);
-    const float rescaled = std::round(fn(x) * inverse_scale);
-    // Clamping in float keeps the conversion defined for huge values and infinities.
-    const float clamped = std::isnan(rescaled) ? static_cast<float>(lo)
-                                               : std::clamp(rescaled + static_cast<float>(output_zero_point),
-                                                            static_cast<float>(lo), static_cast<float>(hi));
-    lut[static_cast<uint8_t>(static_cast<T>(q))] = static_cast<T>(clamped);
-  }
-}
-
-template <class T>
-T LookupLut8(T value, const T* lut) {
-  return lut[static_cast<uint8_t>(value)];
-}
-
-inline constexpr int kLut16Size = 513;
-
-// int16 -> int16 table of 512 segments plus an end point, sampled over the whole input range
-// with a bias that centres each segment's linear interpolation error (symmetric int16 only).
-template <class Fn>
-void PopulateLut16(float input_scale, int32_t input_zero_point, float output_scale, Fn fn, int16_t* lut) {
-  const float input_min = input_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - input_zero_point);
-  const float input_max = input_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - input_zero_point);
-  const float output_min = output_scale * static_cast<float>(std::numeric_limits<int16_t>::min());
-  const float output_max = output_scale * static_cast<float>(std::numeric_limits<int16_t>::max());
-  constexpr int kSteps = 512;
-  const float step = (input_max - input_min) / kSteps;
-  const float half_step = step / 2;
-  const float to_output = 65536.0f / (output_max - output_min);
-  const float table_min = std::numeric_limits<int16_t>::min(), table_max = std::numeric_limits<int16_t>::max();
-  auto clamp_to_table = [&](float v) { return std::isnan(v) ? 0.0f : std::clamp(v, table_min, table_max); };
-  for (int i = 0; i < kSteps; ++i) {
-    const float value = fn(input_min + i * step);
-    const float value_mid = fn(input_min + i * step + half_step);
-    const float value_next = fn(input_min + (i + 1) * step);
-    const float sample = std::round(value * to_output);
-    const float interpolated_mid = std::round((value_next * to_output + std::round(value * to_output)) / 2);
-    const float exact_mid = std::round(value_mid * to_output);
-    const float bias = std::round((interpolated_mid - exact_mid) / 2);
-    lut[i] = static_cast<int16_t>(clamp_to_table(sample - bias));
-  }
-  lut[kSteps] = static_cast<int16_t>(clamp_to_table(std::round(fn(input_max) * to_output)));
-}
-
-// The high 9 bits pick the segment, the low 7 bits interpolate inside it.
-inline int16_t LookupLut16(int16_t value, const int16_t* lut) {
-  const int index = 256 + (value >> 7);
-  const int offset = value & 0x7f;
-  const int base = lut[index];
-  const int slope = lut[index + 1] - lut[index];
-  return static_cast<int16_t>(base + ((slope * offset + 64) >> 7));
-}
-
 // ---- fixed-point inverse square root (TFLite's GetInvSqrtQuantizedMultiplierExp)
 
 // 1 / sqrt(input) as a Q0.31 multiplier and a left shift (for input >= 0; 0 and 1 map to the

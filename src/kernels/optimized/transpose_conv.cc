@@ -35,12 +35,26 @@ void TransposeConvF32(ThreadPool* pool, const reference::ConvParams& p, const re
     ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
       ForEachContribution(p, d, r0, r1, [&](int64_t oy, int ox, const std::pair<int64_t, int>* taps, int count) {
         float* o = out + (oy * d.out_w + ox) * d.out_c;
-        for (int oc = 0; oc < d.out_c; ++oc) o[oc] = bias ? bias[oc] : 0.0f;
-        for (int t = 0; t < count; ++t) {
-          const float* c = col + taps[t].first * width + static_cast<int64_t>(taps[t].second) * d.out_c;
-          for (int oc = 0; oc < d.out_c; ++oc) o[oc] += c[oc];
+        // Eight channels at a time in registers over the taps (a loop over all out_c added to
+        // memory, scalar), then the rest; each channel's additions keep their order.
+        constexpr int kBlock = 8;
+        int oc0 = 0;
+        for (; oc0 + kBlock <= d.out_c; oc0 += kBlock) {
+          float block[kBlock];
+          for (int j = 0; j < kBlock; ++j) block[j] = bias ? bias[oc0 + j] : 0.0f;
+          for (int t = 0; t < count; ++t) {
+            const float* c = col + taps[t].first * width + static_cast<int64_t>(taps[t].second) * d.out_c + oc0;
+            for (int j = 0; j < kBlock; ++j) block[j] += c[j];
+          }
+          for (int j = 0; j < kBlock; ++j) o[oc0 + j] = std::min(std::max(block[j], p.act_min), p.act_max);
         }
-        for (int oc = 0; oc < d.out_c; ++oc) o[oc] = std::min(std::max(o[oc], p.act_min), p.act_max);
+        for (int oc = oc0; oc < d.out_c; ++oc) {
+          float sum = bias ? bias[oc] : 0.0f;
+          for (int t = 0; t < count; ++t) {
+            sum += col[taps[t].first * width + static_cast<int64_t>(taps[t].second) * d.out_c + oc];
+          }
+          o[oc] = std::min(std::max(sum, p.act_min), p.act_max);
+        }
       });
     });
   }

@@ -39,22 +39,45 @@ void PackTransposeConvFilterI16(const W* filter, const reference::ConvDims& d, i
   out->source = filter;
 }
 
+// The contributions along one axis: out[o] receives (input coordinate, kernel offset) for each
+// kernel offset k (ascending) with o + pad - k a multiple of stride inside the input, as the pairs
+// [first[o], first[o + 1]).
+struct AxisContributions {
+  std::vector<int> first;
+  std::vector<std::pair<int, int>> pairs;
+  AxisContributions(int out_size, int in_size, int kernel, int stride, int pad) : first(out_size + 1, 0) {
+    pairs.reserve(static_cast<size_t>(out_size) * ((kernel + stride - 1) / stride));
+    for (int o = 0; o < out_size; ++o) {
+      first[o] = static_cast<int>(pairs.size());
+      // The offsets k = (o + pad) mod stride, + stride, ... give the input coordinates
+      // (o + pad - k) / stride, down by one each step.
+      const int base = o + pad;
+      if (base < 0) continue;
+      for (int k = base % stride, x = base / stride; k < kernel && x >= 0; k += stride, --x) {
+        if (x < in_size) pairs.emplace_back(x, k);
+      }
+    }
+    first[out_size] = static_cast<int>(pairs.size());
+  }
+};
+
 // Calls fn(oy, ox, taps, count) for output rows [r0, r1): taps[i] = (input pixel, tap) of the
-// count contributions that land on (oy, ox).
+// count contributions that land on (oy, ox), kernel row outer and column inner, ascending. The
+// pairs come from one table per axis (no division per output pixel).
 template <class Fn>
 void ForEachContribution(const reference::ConvParams& p, const reference::ConvDims& d, int64_t r0, int64_t r1,
                          const Fn& fn) {
+  const AxisContributions rows(static_cast<int>(r1), d.in_h, d.k_h, p.stride_h, p.pad_h);
+  const AxisContributions cols(d.out_w, d.in_w, d.k_w, p.stride_w, p.pad_w);
   std::vector<std::pair<int64_t, int>> taps(static_cast<size_t>(d.k_h) * d.k_w);
   for (int64_t oy = r0; oy < r1; ++oy) {
     for (int ox = 0; ox < d.out_w; ++ox) {
       int count = 0;
-      for (int ky = 0; ky < d.k_h; ++ky) {
-        const int y = static_cast<int>(oy) + p.pad_h - ky;
-        if (y < 0 || y % p.stride_h != 0 || y / p.stride_h >= d.in_h) continue;
-        for (int kx = 0; kx < d.k_w; ++kx) {
-          const int x = ox + p.pad_w - kx;
-          if (x < 0 || x % p.stride_w != 0 || x / p.stride_w >= d.in_w) continue;
-          taps[count++] = {static_cast<int64_t>(y / p.stride_h) * d.in_w + x / p.stride_w, ky * d.k_w + kx};
+      for (int r = rows.first[oy]; r < rows.first[oy + 1]; ++r) {
+        const auto [y, ky] = rows.pairs[r];
+        for (int c = cols.first[ox]; c < cols.first[ox + 1]; ++c) {
+          const auto [x, kx] = cols.pairs[c];
+          taps[count++] = {static_cast<int64_t>(y) * d.in_w + x, ky * d.k_w + kx};
         }
       }
       fn(oy, ox, taps.data(), count);
@@ -78,15 +101,27 @@ void IntegerTransposeConv(ThreadPool* pool, const reference::ConvParams& p, cons
                        });
   using Acc = std::conditional_t<kWide, int64_t, uint32_t>;
   ParallelRows(pool, d.out_h, 1, [&](int64_t r0, int64_t r1) {
-    std::vector<Acc> acc(static_cast<size_t>(d.out_c));
     std::vector<Sum> sums(static_cast<size_t>(d.out_c));
     ForEachContribution(p, d, r0, r1, [&](int64_t oy, int ox, const std::pair<int64_t, int>* taps, int count) {
-      std::fill(acc.begin(), acc.end(), Acc{0});
-      for (int t = 0; t < count; ++t) {
-        const Sum* c = col + taps[t].first * width + static_cast<int64_t>(taps[t].second) * d.out_c;
-        for (int oc = 0; oc < d.out_c; ++oc) acc[oc] += static_cast<Acc>(c[oc]);
+      // Eight channels at a time in a fixed-size block the compiler keeps in vector registers
+      // over the taps (a loop over all out_c stayed scalar, adding to memory), then the rest.
+      constexpr int kBlock = 8;
+      int oc0 = 0;
+      for (; oc0 + kBlock <= d.out_c; oc0 += kBlock) {
+        Acc block[kBlock] = {};
+        for (int t = 0; t < count; ++t) {
+          const Sum* c = col + taps[t].first * width + static_cast<int64_t>(taps[t].second) * d.out_c + oc0;
+          for (int j = 0; j < kBlock; ++j) block[j] += static_cast<Acc>(c[j]);
+        }
+        for (int j = 0; j < kBlock; ++j) sums[oc0 + j] = static_cast<Sum>(block[j]);
       }
-      for (int oc = 0; oc < d.out_c; ++oc) sums[oc] = static_cast<Sum>(acc[oc]);
+      for (int oc = oc0; oc < d.out_c; ++oc) {
+        Acc sum = 0;
+        for (int t = 0; t < count; ++t) {
+          sum += static_cast<Acc>(col[taps[t].first * width + static_cast<int64_t>(taps[t].second) * d.out_c + oc]);
+        }
+        sums[oc] = static_cast<Sum>(sum);
+      }
       stage(oy * d.out_w + ox, 0, d.out_c, sums.data());
     });
   });

@@ -27,6 +27,7 @@ struct ConvState {
   optimized::ConvFilterF32 packed_f32;
   optimized::ConvFilterI16 packed_i16;
   optimized::ConvFilterI8 packed_i8;  // int8 x int8 on CPUs with byte dot products
+  Int32SumCheck int32_sums;           // int16 x int8 with int64 sums: whether int32 ones are exact
 };
 
 bool IsHybrid(const Tensor* input, const Tensor* filter) {
@@ -186,9 +187,12 @@ void EvalQuantized(OpContext& ctx, ConvState& s, const Tensor* input, const Tens
       });
     } else {
       const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
-      optimized::IntegerConv2D<true>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, [&](int g) {
-        return optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c, g * per_group);
-      });
+      auto stage = [&](int g) { return optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c, g * per_group); };
+      if (s.int32_sums.Fits<In>(filter, filter_data, d.out_c, s.q.input_offset, s.q.filter_offset)) {
+        optimized::IntegerConv2D<false>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, stage);
+      } else {
+        optimized::IntegerConv2D<true>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, stage);
+      }
     }
   }
 }

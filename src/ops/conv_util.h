@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -68,6 +70,35 @@ optimized::RequantStage<Out> RequantStageFor(const QuantizedOutput& q, const int
                                           q.float_scale.data(), q.output_offset, q.act_min, q.act_max, bias, out,
                                           row_stride, channel_base);
 }
+
+// Whether the exact sums of a 16-bit convolution with int64 sums (QuantizedOutput::wide) stay
+// inside int32 for any input of type In: out_c rows of `per_channel` filter values, and every
+// output channel's sum of products is at most max|input + input_offset| x sum of its
+// |filter + filter_offset|. Then the int32 kernels give the same sums (their additions wrap
+// modulo 2^32, so only the final value matters), which the int64 requantization takes widened.
+// Checked once per constant filter, at every run for another one.
+struct Int32SumCheck {
+  const void* filter = nullptr;
+  bool fits = false;
+
+  template <class In, class Filter>
+  bool Fits(const Tensor* weights, const Filter* data, int out_c, int32_t input_offset, int32_t filter_offset) {
+    if (weights->is_constant() && filter == data) return fits;
+    const int64_t max_input = std::max(std::abs(int64_t{std::numeric_limits<In>::min()} + input_offset),
+                                       std::abs(int64_t{std::numeric_limits<In>::max()} + input_offset));
+    const int64_t per_channel = out_c > 0 ? weights->num_elements() / out_c : 0;
+    const int64_t limit = std::numeric_limits<int32_t>::max() / std::max<int64_t>(max_input, 1);
+    fits = true;
+    for (int oc = 0; oc < out_c && fits; ++oc) {
+      int64_t sum = 0;
+      const Filter* row = data + oc * per_channel;
+      for (int64_t i = 0; i < per_channel && sum <= limit; ++i) sum += std::abs(int64_t{row[i]} + filter_offset);
+      fits = sum <= limit;
+    }
+    filter = data;
+    return fits;
+  }
+};
 
 // Op-specific rules for PrepareQuantizedOutput.
 struct QuantizedRules {

@@ -24,6 +24,7 @@ struct TransposeConvState {
   optimized::PackedI16 packed_i16;
   optimized::AlignedBuffer<float> col_f32;
   optimized::AlignedBuffer<int64_t> col_int;
+  Int32SumCheck int32_sums;  // int16 x int8 with int64 sums: whether int32 ones are exact
 };
 
 template <class Filter>
@@ -145,8 +146,12 @@ void EvalQuantized(OpContext& ctx, TransposeConvState& s, const reference::ConvP
       optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);
     } else {
       const reference::Requantizer<Acc, Bias, Out> emit{q.requantization(), bias};
-      optimized::IntegerTransposeConv<true>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int,
-                                            optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c));
+      const auto stage = optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c);
+      if (s.int32_sums.Fits<In>(weights, weights->data_as<Filter>(), d.out_c, q.input_offset, q.filter_offset)) {
+        optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);
+      } else {
+        optimized::IntegerTransposeConv<true>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);
+      }
     }
   }
 }

@@ -209,6 +209,43 @@ TEST(QuantizedConv2D, Int16WithInt64AndInt32BiasMatchesDirectLoop) {
   }
 }
 
+TEST(QuantizedConv2D, Int16SumsPastInt32StayExact) {
+  // int16 x int8 with an int64 bias sums on the int32 kernels only when no sum can leave int32
+  // (ops::Int32SumCheck); 400 channels x 9 taps of |w| up to 127 can. One 3x3 VALID output per
+  // image: channel 0 (weights all 127) of inputs all 32767 sums to 1.5e9 x 9 = 1.5e10 in image 0;
+  // image 1 has inputs at the extremes in random signs; the other channels random weights.
+  const int in_c = 400, out_c = 5, k = 3;
+  auto input = RandomInts<int16_t>(2 * k * k * in_c, 71, -1, 1);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = i < k * k * in_c || input[i] >= 0 ? 32767 : -32768;
+  auto filter = RandomInts<int8_t>(out_c * k * k * in_c, 72, -127, 127);
+  std::fill(filter.begin(), filter.begin() + k * k * in_c, int8_t{127});
+  const auto bias = RandomInts<int64_t>(out_c, 73, -3000, 3000);
+  const float in_scale = 0.05f, out_scale = 0.002f;
+  const std::vector<float> scales(out_c, 1.5e-8f);  // sums of ~1e10 land inside int16
+  SingleOp op(tflite::BuiltinOperator_CONV_2D);
+  op.Input(TensorType::kInt16, {2, k, k, in_c}, Quant(in_scale, 0));
+  op.Const(TensorType::kInt8, {out_c, k, k, in_c}, filter, PerChannel(scales, 0));
+  op.Const(TensorType::kInt64, {out_c}, bias, Quant(in_scale * scales[0]));
+  op.Output(TensorType::kInt16, {}, Quant(out_scale, 0));
+  op.Options(tflite::BuiltinOptions_Conv2DOptions,
+             ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 1, 1)));
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput(*interpreter, 0, input);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  std::vector<int16_t> want;
+  for (int b = 0; b < 2; ++b) {
+    for (int o = 0; o < out_c; ++o) {
+      int64_t acc = 0;
+      for (int i = 0; i < k * k * in_c; ++i) acc += int64_t{filter[o * k * k * in_c + i]} * input[b * k * k * in_c + i];
+      if (b == 0 && o == 0) EXPECT_GT(acc, std::numeric_limits<int32_t>::max());
+      const int32_t scaled = Requantize(acc + bias[o], static_cast<double>(in_scale) * scales[o] / out_scale, true);
+      want.push_back(static_cast<int16_t>(Clamp(scaled, -32768, 32767)));
+    }
+  }
+  EXPECT_EQ(GetOutput<int16_t>(*interpreter, 0), want);
+}
+
 const ConvCase kDepthwiseCases[] = {
     {1, 5, 5, 3, 3, 3, 1, 1, 1, true, tflite::ActivationFunctionType_NONE},
     {2, 8, 7, 2, 6, 3, 2, 1, 1, false, tflite::ActivationFunctionType_RELU},

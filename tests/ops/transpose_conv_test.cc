@@ -177,6 +177,45 @@ TEST(TransposeConv, QuantizedTypesMatchScatterLoop) {
   }
 }
 
+TEST(TransposeConv, Int16SumsPastInt32StayExact) {
+  // int16 x int8 with an int64 bias sums on the int32 kernels only when no sum can leave int32
+  // (ops::Int32SumCheck); 300 channels x 9 taps of |w| up to 127 can, so these sums must come
+  // out exact: at output (1, 1), which all 4 input pixels reach, channel 0 (weights all 127) of
+  // 3 pixels all 32767 and one at the extremes in random signs sums to ~3.7e9; the other
+  // channels have random weights.
+  const Case c = {1, 2, 2, 300, 8, 3, 3, 1, 1, false};
+  const int out_h = 4, out_w = 4;
+  auto input = RandomInts<int16_t>(c.in_h * c.in_w * c.in_c, 91, -1, 1);
+  for (auto& v : input) v = v < 0 ? -32768 : 32767;
+  std::fill(input.begin(), input.begin() + 3 * c.in_c, int16_t{32767});
+  auto filter = RandomInts<int8_t>(c.out_c * c.k_h * c.k_w * c.in_c, 92, -127, 127);
+  std::fill(filter.begin(), filter.begin() + c.k_h * c.k_w * c.in_c, int8_t{127});
+  const auto bias = RandomInts<int64_t>(c.out_c, 93, -5000, 5000);
+  const float in_scale = 0.03f, out_scale = 0.004f;
+  const std::vector<float> scales(c.out_c, 1.5e-8f);  // sums of ~4e9 land inside int16
+  SingleOp op(tflite::BuiltinOperator_TRANSPOSE_CONV, 3);
+  op.Const<int32_t>(TensorType::kInt32, {4}, {1, out_h, out_w, c.out_c});
+  op.Const(TensorType::kInt8, {c.out_c, c.k_h, c.k_w, c.in_c}, filter, PerChannel(scales, 0));
+  op.Input(TensorType::kInt16, {1, c.in_h, c.in_w, c.in_c}, Quant(in_scale, 0));
+  op.Const(TensorType::kInt64, {c.out_c}, bias, Quant(in_scale * scales[0]));
+  op.Output(TensorType::kInt16, {}, Quant(out_scale, 0));
+  op.Options(tflite::BuiltinOptions_TransposeConvOptions, Options(tflite::Padding_VALID, 1, 1));
+  auto interpreter = op.Build();
+  ASSERT_TRUE(interpreter);
+  SetInput(*interpreter, 0, input);
+  ASSERT_TRUE(interpreter->Invoke().ok());
+  const auto sums = ScatterSums(c, out_h, out_w, std::vector<int32_t>(input.begin(), input.end()),
+                                std::vector<int32_t>(filter.begin(), filter.end()));
+  ASSERT_GT(sums[(1 * out_w + 1) * c.out_c], std::numeric_limits<int32_t>::max());
+  std::vector<int16_t> want;
+  for (size_t i = 0; i < sums.size(); ++i) {
+    const int o = static_cast<int>(i % c.out_c);
+    const int32_t scaled = Requantize(sums[i] + bias[o], static_cast<double>(in_scale) * scales[o] / out_scale, true);
+    want.push_back(static_cast<int16_t>(Clamp(scaled, -32768, 32767)));
+  }
+  EXPECT_EQ(GetOutput<int16_t>(*interpreter, 0), want);
+}
+
 TEST(TransposeConv, HybridTracksFloat) {
   const Case c = {2, 3, 3, 4, 3, 3, 3, 2, 2, true};
   const int out_h = 6, out_w = 6;

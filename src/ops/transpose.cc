@@ -1,4 +1,5 @@
 // TRANSPOSE: output dimension d is input dimension perm[d].
+#include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/movement.h"
 #include "ops/op_util.h"
 
@@ -51,7 +52,7 @@ Status Eval(OpContext& ctx) {
     ER_RETURN_IF_ERROR(ctx.ResizeOutput(0, shape));
   }
   reference::Transpose(input->shape, perm, TensorTypeSize(input->type), input->data_as<uint8_t>(),
-                       ctx.output(0)->data_as<uint8_t>());
+                       ctx.output(0)->data_as<uint8_t>(), optimized::ActiveKernels().transpose_block_32);
   return Status::Ok();
 }
 

@@ -145,6 +145,12 @@ using ResizeRow8Fn = void (*)(const void* top, const void* bottom, int32_t chann
 using ArgMinMax8Fn = void (*)(const void* rows, int64_t count, int32_t axis_size, bool is_max,
                               const void* input_end, int32_t* out);
 
+// ---- TRANSPOSE of 4-byte elements, one 2-D block (reference::TransposeBlock<4>'s contract):
+// element (i, j) of rows x cols from src + 4 * (i + j * src_step) bytes to
+// dst + 4 * (i * dst_step + j). In 4 x 4 tiles on 128-bit shuffles; null on the generic build.
+using TransposeBlock32Fn = void (*)(const uint8_t* src, int64_t src_step, uint8_t* dst, int64_t dst_step,
+                                    int64_t rows, int64_t cols);
+
 // ---- MAX_POOL_2D, one output pixel: out[i] = clamp(max over the cells of cells[j][i], lo, hi)
 // (MaxPoolCellsF32 / MaxPoolCellsInt in simd_kernels.inc; null on the generic build).
 template <class T>
@@ -256,6 +262,7 @@ struct IsaKernels {
   MaxPoolCellsFn<uint8_t> max_pool_u8 = nullptr;
   MaxPoolCellsFn<int8_t> max_pool_i8 = nullptr;
   MaxPoolCellsFn<int16_t> max_pool_i16 = nullptr;
+  TransposeBlock32Fn transpose_block_32 = nullptr;
 };
 
 const IsaKernels& KernelsFor(Isa isa);

@@ -14,6 +14,7 @@
 #endif
 #include <immintrin.h>
 
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>

@@ -176,8 +176,12 @@ void TransposeBlock(const uint8_t* src, int64_t src_step, uint8_t* dst, int64_t 
 // dim lands elsewhere in the output, and each 2-D block of it and the output's innermost dim is
 // transposed in tiles (TransposeBlock). An element-by-element odometer took 35 us for a
 // [1, 64, 32, 4] attention transpose.
+// block32, when given, replaces TransposeBlock<4> (optimized::TransposeBlock32Fn: the same
+// contract on vector shuffles).
+using TransposeBlock32Fn = void (*)(const uint8_t* src, int64_t src_step, uint8_t* dst, int64_t dst_step,
+                                    int64_t rows, int64_t cols);
 inline void Transpose(const Shape& in_shape, const std::vector<int>& perm, size_t element, const uint8_t* input,
-                      uint8_t* output) {
+                      uint8_t* output, TransposeBlock32Fn block32 = nullptr) {
   const size_t rank = in_shape.size();
   if (NumElements(in_shape) <= 0) return;
   const std::vector<int64_t> in_strides = Strides(in_shape);
@@ -230,7 +234,9 @@ inline void Transpose(const Shape& in_shape, const std::vector<int>& perm, size_
     switch (element) {
       case 1: return TransposeBlock<1>(in, src_step, out, dst_step, rows, cols);
       case 2: return TransposeBlock<2>(in, src_step, out, dst_step, rows, cols);
-      case 4: return TransposeBlock<4>(in, src_step, out, dst_step, rows, cols);
+      case 4:
+        if (block32 != nullptr) return block32(in, src_step, out, dst_step, rows, cols);
+        return TransposeBlock<4>(in, src_step, out, dst_step, rows, cols);
       case 8: return TransposeBlock<8>(in, src_step, out, dst_step, rows, cols);
       default:
         for (int64_t i = 0; i < rows; ++i)

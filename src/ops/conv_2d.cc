@@ -28,6 +28,7 @@ struct ConvState {
   optimized::ConvFilterI16 packed_i16;
   optimized::ConvFilterI8 packed_i8;  // int8 x int8 on CPUs with byte dot products
   Int32SumCheck int32_sums;           // int16 x int8 with int64 sums: whether int32 ones are exact
+  Int64Requant requant64;             // and the vector requantization of those
 };
 
 bool IsHybrid(const Tensor* input, const Tensor* filter) {
@@ -189,6 +190,14 @@ void EvalQuantized(OpContext& ctx, ConvState& s, const Tensor* input, const Tens
       const reference::Requantizer<Acc, Bias, Out> emit{s.q.requantization(), bias};
       auto stage = [&](int g) { return optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c, g * per_group); };
       if (s.int32_sums.Fits<In>(filter, filter_data, d.out_c, s.q.input_offset, s.q.filter_offset)) {
+        if (!s.requant64.made) s.requant64.Make(s.q, d.out_c);
+        if constexpr (std::is_same_v<Out, int16_t> && std::is_same_v<Bias, int64_t>) {
+          if (s.requant64.usable) {
+            optimized::IntegerConv2D<false>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed,
+                                            [&](int g) { return s.requant64.StageFor(s.q, bias, out, d.out_c, g * per_group); });
+            continue;
+          }
+        }
         optimized::IntegerConv2D<false>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, stage);
       } else {
         optimized::IntegerConv2D<true>(ctx.thread_pool(), s.params, d, f_c, in, s.q.input_offset, packed, stage);

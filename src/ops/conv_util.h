@@ -100,6 +100,38 @@ struct Int32SumCheck {
   }
 };
 
+// The per-channel constants of TFLite's 64-bit requantization (quant::MultiplyByQuantizedMultiplier
+// for int64) for the vector stage optimized::RequantI64Stage: the multiplier reduced to 16 bits
+// and the total right shift. Made once per node; `usable` only where the ISA has the kernel and
+// every shift is a rounding right shift in [1, 63] (else the reference functor runs).
+struct Int64Requant {
+  std::vector<int64_t> reduced, total_shift;
+  optimized::RequantizeI64Fn fn = nullptr;  // the ISA's, when made
+  bool usable = false;
+  bool made = false;
+
+  void Make(const QuantizedOutput& q, int out_c) {
+    made = true;
+    fn = optimized::ActiveKernels().requantize_i64;
+    usable = fn != nullptr && static_cast<int>(q.multiplier.size()) >= out_c;
+    reduced.assign(static_cast<size_t>(out_c), 0);
+    total_shift.assign(static_cast<size_t>(out_c), 1);
+    for (int c = 0; c < out_c && usable; ++c) {
+      reduced[c] = quant::ReducedMultiplier16(q.multiplier[c]);
+      total_shift[c] = 15 - q.shift[c];
+      usable = total_shift[c] >= 1 && total_shift[c] <= 63;
+    }
+  }
+  optimized::RequantI64Stage StageFor(const QuantizedOutput& q, const int64_t* bias, int16_t* out, int64_t row_stride,
+                                      int channel_base = 0) const {
+    return {fn,
+            {bias, reduced.data(), total_shift.data(), q.output_offset, q.act_min, q.act_max},
+            out,
+            row_stride,
+            channel_base};
+  }
+};
+
 // Op-specific rules for PrepareQuantizedOutput.
 struct QuantizedRules {
   int out_channels = 1;

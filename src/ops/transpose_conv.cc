@@ -25,6 +25,7 @@ struct TransposeConvState {
   optimized::AlignedBuffer<float> col_f32;
   optimized::AlignedBuffer<int64_t> col_int;
   Int32SumCheck int32_sums;  // int16 x int8 with int64 sums: whether int32 ones are exact
+  Int64Requant requant64;    // and the vector requantization of those
 };
 
 template <class Filter>
@@ -148,6 +149,14 @@ void EvalQuantized(OpContext& ctx, TransposeConvState& s, const reference::ConvP
       const reference::Requantizer<Acc, Bias, Out> emit{q.requantization(), bias};
       const auto stage = optimized::MakeEmitStage<Out, Acc>(emit, out, d.out_c);
       if (s.int32_sums.Fits<In>(weights, weights->data_as<Filter>(), d.out_c, q.input_offset, q.filter_offset)) {
+        if (!s.requant64.made) s.requant64.Make(q, d.out_c);
+        if constexpr (std::is_same_v<Out, int16_t> && std::is_same_v<Bias, int64_t>) {
+          if (s.requant64.usable) {
+            optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int,
+                                                   s.requant64.StageFor(q, bias, out, d.out_c));
+            continue;
+          }
+        }
         optimized::IntegerTransposeConv<false>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);
       } else {
         optimized::IntegerTransposeConv<true>(ctx.thread_pool(), p, d, in, q.input_offset, packed, &s.col_int, stage);

@@ -51,8 +51,13 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t quantized_multip
 // 16 bits first, exactly as TFLite does.
 // The product and the rounding term wrap (in unsigned arithmetic) where TFLite's int64 arithmetic
 // would overflow, e.g. on a crafted int64 bias; for every sum that fits, the result is TFLite's.
+// The Q0.31 multiplier rounded to the 16 bits the int64 variant multiplies by; its right shift is
+// then 15 - shift.
+inline int32_t ReducedMultiplier16(int32_t quantized_multiplier) {
+  return quantized_multiplier < 0x7FFF0000 ? ((quantized_multiplier + (1 << 15)) >> 16) : 0x7FFF;
+}
 inline int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t quantized_multiplier, int shift) {
-  const int32_t reduced = quantized_multiplier < 0x7FFF0000 ? ((quantized_multiplier + (1 << 15)) >> 16) : 0x7FFF;
+  const int32_t reduced = ReducedMultiplier16(quantized_multiplier);
   const int total_shift = 15 - shift;
   const uint64_t product = static_cast<uint64_t>(x) * static_cast<uint64_t>(static_cast<int64_t>(reduced));
   if (total_shift <= 0) {  // a multiplier of 2^15 or more: no rounding, a left shift

@@ -110,6 +110,51 @@ TEST(OptimizedRequantize, MatchesReferenceOnExtremeValues) {
   });
 }
 
+// The int64 requantization of int32 sums (IsaKernels::requantize_i64) against the reference
+// functor: sums at the int32 extremes, int64 biases up to 2^45 in size, multipliers from 1e-9 to
+// 100 (total shifts 1 to 45), zero points that make the int32 addition wrap, clamp ranges inside
+// int16, channels starting past 0.
+TEST(OptimizedRequantizeI64, MatchesReferenceOnExtremeValues) {
+  Random r(13);
+  int checked = 0;
+  for (int isa = 0; isa <= static_cast<int>(DetectedIsa()); ++isa) {
+    const RequantizeI64Fn fn = KernelsFor(static_cast<Isa>(isa)).requantize_i64;
+    if (fn == nullptr) continue;  // AVX-512 only
+    SCOPED_TRACE(IsaName(static_cast<Isa>(isa)));
+    ++checked;
+    for (int iter = 0; iter < 200; ++iter) {
+      const int n = r.Int(1, 70), c0 = r.Int(0, 5), channels = c0 + n;
+      std::vector<int32_t> sums(static_cast<size_t>(n)), multiplier(static_cast<size_t>(channels));
+      std::vector<int> shift(static_cast<size_t>(channels));
+      std::vector<int64_t> bias(static_cast<size_t>(channels)), reduced(bias.size()), total_shift(bias.size());
+      for (int i = 0; i < n; ++i) {
+        sums[i] = r.Int(0, 3) == 0 ? r.Int(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())
+                                   : r.Int(-100000, 100000);
+      }
+      for (int c = 0; c < channels; ++c) {
+        const int64_t high = r.Int(-(1 << 13), 1 << 13);
+        bias[c] = r.Int(0, 2) == 0 ? high * (int64_t{1} << 32) + r.Int(0, std::numeric_limits<int32_t>::max())
+                                   : r.Int(-50000, 50000);
+        quant::QuantizeMultiplier(std::pow(10.0, r.Float(-9.0f, 2.0f)), &multiplier[c], &shift[c]);
+        reduced[c] = quant::ReducedMultiplier16(multiplier[c]);
+        total_shift[c] = 15 - shift[c];
+        ASSERT_GE(total_shift[c], 1);
+      }
+      const int32_t zero_point = r.Int(0, 4) == 0 ? std::numeric_limits<int32_t>::max() - 5 : r.Int(-100, 100);
+      const int32_t act_min = r.Int(-32768, 0), act_max = r.Int(0, 32767);
+      const int64_t* b = r.Bool() ? bias.data() : nullptr;
+      const reference::Requantization rq{multiplier.data(), shift.data(), zero_point, act_min, act_max};
+      const reference::Requantizer<int64_t, int64_t, int16_t> emit{rq, b};
+      std::vector<int16_t> want(static_cast<size_t>(n)), got(static_cast<size_t>(n), 0x5A5A);
+      for (int i = 0; i < n; ++i) want[i] = emit(c0 + i, static_cast<uint64_t>(int64_t{sums[i]}));
+      fn(sums.data(), n, c0, RequantI64Args{b, reduced.data(), total_shift.data(), zero_point, act_min, act_max},
+         got.data());
+      ASSERT_EQ(got, want) << "iteration " << iter;
+    }
+  }
+  if (DetectedIsa() == Isa::kAvx512) EXPECT_EQ(checked, 1);
+}
+
 // Random strides, dilations and padding; false when the window does not fit.
 bool RandomGeometry(Random& r, reference::ConvDims* d, reference::ConvParams* p) {
   p->stride_h = r.Int(1, 2);

@@ -87,6 +87,19 @@ bool FusedOutputOf(const RequantStage<Out>& stage, Requant8Output* fused) {
   return false;
 }
 
+// int32 sums to int16 through the int64 requantization (RequantizeI64Fn): the int16 x int8
+// convolutions whose sums fit int32 (ops::Int32SumCheck) with an int64 bias.
+struct RequantI64Stage {
+  RequantizeI64Fn fn;
+  RequantI64Args args;
+  int16_t* out;
+  int64_t row_stride;
+  int channel_base;
+  void operator()(int64_t row, int c0, int count, const int32_t* sums) const {
+    fn(sums, count, channel_base + c0, args, out + row * row_stride + channel_base + c0);
+  }
+};
+
 // Scalar stage: out[row][channel] = emit(channel, sum) with the reference's functor.
 template <class Out, class Acc, class Emit>
 struct EmitStage {

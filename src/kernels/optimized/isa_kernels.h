@@ -124,6 +124,20 @@ struct RequantArgs {
 // Channels c0 .. c0 + n - 1: out[i] = requantize(sums[i] + bias[c0 + i]); out points at the first.
 using RequantizeFn = void (*)(const int32_t* sums, int n, int c0, const RequantArgs& r, void* out);
 
+// The int16 x int8 convolutions' int64 requantization (reference::Requantizer<int64_t, int64_t,
+// int16_t>) of int32 sums: acc = sum + bias[c] in int64, TFLite's 64-bit
+// MultiplyByQuantizedMultiplier with the multiplier reduced to 16 bits (reduced[c]) and one
+// rounding right shift by total_shift[c] (every one in [1, 63]: the callers check), truncated to
+// int32, plus zero_point (wrapping), clamped, stored as int16. AVX-512 only (64-bit multiplies
+// and shifts by lane); null elsewhere, where the reference functor runs.
+struct RequantI64Args {
+  const int64_t* bias;  // nullable
+  const int64_t* reduced;
+  const int64_t* total_shift;
+  int32_t zero_point, act_min, act_max;
+};
+using RequantizeI64Fn = void (*)(const int32_t* sums, int n, int c0, const RequantI64Args& r, int16_t* out);
+
 // ---- 8-bit ADD / SUB with XNNPACK's arithmetic (quant::xnn::Add), same shapes
 // out[i] = clamp(zero_point + ((bias + a[i] * a_multiplier + b[i] * b_multiplier) >> shift), min,
 // max) in int32, which is exact: the multipliers are below 2^21 (quant::xnn::PrepareAdd).
@@ -238,6 +252,7 @@ struct IsaKernels {
   DwConvRowFn dwconv_int = nullptr;
   DwConvRowFn dwconv_int_requant = nullptr;  // null: dwconv_int, then a RequantizeFn pass
   RequantizeFn requantize_fixed = nullptr;
+  RequantizeI64Fn requantize_i64 = nullptr;
   RequantizeFn requantize_float = nullptr;
   DotRowsF32Fn dot_rows_f32 = nullptr;
   MatMulBlockedF32Fn matmul_blocked_f32 = nullptr;

@@ -263,6 +263,29 @@ void Requantize(const int32_t* sums, int n, int c0, const RequantArgs& r, void* 
   }
 }
 
+// Eight channels at a time in int64 lanes, the scalar steps of quant::MultiplyByQuantizedMultiplier
+// (int64) and reference::Requantizer: the same values (the multiply and the rounding add wrap
+// as its unsigned arithmetic does).
+void RequantizeI64(const int32_t* sums, int n, int c0, const RequantI64Args& r, int16_t* out) {
+  const __m256i zero_point = _mm256_set1_epi32(r.zero_point);
+  const __m256i act_min = _mm256_set1_epi32(r.act_min), act_max = _mm256_set1_epi32(r.act_max);
+  const __m512i one = _mm512_set1_epi64(1);
+  for (int i = 0; i < n; i += 8) {
+    const int count = MinInt(8, n - i);
+    const __mmask8 m = static_cast<__mmask8>((1u << count) - 1);
+    const int c = c0 + i;
+    __m512i acc = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(m, sums + i));
+    if (r.bias) acc = _mm512_add_epi64(acc, _mm512_maskz_loadu_epi64(m, r.bias + c));
+    const __m512i shift = _mm512_maskz_loadu_epi64(m, r.total_shift + c);
+    const __m512i product = _mm512_mullo_epi64(acc, _mm512_maskz_loadu_epi64(m, r.reduced + c));
+    const __m512i rounding = _mm512_sllv_epi64(one, _mm512_sub_epi64(shift, one));
+    const __m512i scaled = _mm512_srav_epi64(_mm512_add_epi64(product, rounding), shift);
+    __m256i v = _mm256_add_epi32(_mm512_cvtepi64_epi32(scaled), zero_point);  // truncated to int32
+    v = _mm256_min_epi32(_mm256_max_epi32(v, act_min), act_max);
+    _mm256_mask_cvtepi32_storeu_epi16(out + i, m, v);
+  }
+}
+
 // TFLite's int16 ADD / SUB / MUL (see BinaryI16Args), 16 lanes at a time with the reference's
 // fixed-point steps: the same values.
 void BinaryI16(const int16_t* a, const int16_t* b, int64_t n, const BinaryI16Args& p, int16_t* out) {
@@ -516,6 +539,7 @@ bool FillAvx512Kernels(IsaKernels* k, bool vnni) {
   FillGemmF32Mid(k, std::make_integer_sequence<int, 12>{});
   k->requantize_fixed = &Requantize<false>;
   k->binary_i16 = &BinaryI16;
+  k->requantize_i64 = &RequantizeI64;
   k->requantize_float = &Requantize<true>;
   return true;
 }

@@ -153,6 +153,13 @@ using AddI8Fn = void (*)(const void* a, const void* b, int64_t n, const AddI8Arg
 using ResizeRow8Fn = void (*)(const void* top, const void* bottom, int32_t channels, int32_t wy,
                               const int32_t* x_taps, int32_t out_w, void* out);
 
+// ---- RESIZE_BILINEAR of floats, one output row, bit-exact with reference::ResizeBilinearWeighted:
+// per output pixel x the weights (1 - dy)(1 - dx), (1 - dy)dx, dy(1 - dx), dy dx with
+// dx = dxs[x], and per channel 0 + c0 w0 + c1 w1 + c2 w2 + c3 w3 in that order, each product
+// rounded (no FMA). The corners are top/bottom + x0[x] * channels and + x1[x] * channels.
+using ResizeRowF32Fn = void (*)(const float* top, const float* bottom, int32_t channels, float dy, const float* dxs,
+                                const int32_t* x0, const int32_t* x1, int32_t out_w, float* out);
+
 // ---- ARG_MAX / ARG_MIN of 8-bit rows along their last axis: out[r] is the first index of the
 // largest (is_max) or smallest value of row r (rows `axis_size` bytes apart, `count` of them).
 // Loads may read past a row, never past input_end.
@@ -269,6 +276,7 @@ struct IsaKernels {
   QuantizeSymmetricF32Fn quantize_symmetric_f32 = nullptr;  // null (generic): the scalar function
   ResizeRow8Fn resize_row_u8 = nullptr;
   ResizeRow8Fn resize_row_i8 = nullptr;
+  ResizeRowF32Fn resize_row_f32 = nullptr;  // null (generic): the compiler's loop in optimized/resize.h
   ArgMinMax8Fn arg_min_max_u8 = nullptr;
   ArgMinMax8Fn arg_min_max_i8 = nullptr;
   WinogradInputFn winograd_input_f32 = nullptr;  // null (generic): the scalar loops in winograd.cc

@@ -1,7 +1,7 @@
 // Optimized RESIZE_BILINEAR: the reference arithmetic of kernels/reference/resize.h (same
 // formulas, same order of operations, so bit-identical for every type), with the horizontal
-// interpolation points computed once per call instead of once per pixel, and the output rows
-// split over the pool.
+// interpolation points computed once per call instead of once per pixel, the output rows
+// split over the pool, and float rows on the CPU's vectors (IsaKernels::resize_row_f32).
 #pragma once
 
 #include <vector>
@@ -27,6 +27,13 @@ void ResizeBilinearWeighted(ThreadPool* pool, const reference::ResizeParams& p, 
     reference::InterpolationPoints(x, width_scale, p.half_pixel_centers, in_w, &in_x[x], &x0[x], &x1[x]);
   }
   constexpr bool kInteger = !std::is_floating_point_v<T>;
+  ResizeRowF32Fn row_f32 = nullptr;
+  std::vector<float> dxs;
+  if constexpr (!kInteger) {
+    row_f32 = ActiveKernels().resize_row_f32;
+    dxs.resize(static_cast<size_t>(out_w));
+    for (int32_t x = 0; x < out_w; ++x) dxs[x] = in_x[x] - static_cast<float>(x0[x]);
+  }
   ParallelRows(pool, static_cast<int64_t>(batches) * out_h, 1, [&](int64_t r0, int64_t r1) {
     for (int64_t row = r0; row < r1; ++row) {
       const int32_t b = static_cast<int32_t>(row / out_h), y = static_cast<int32_t>(row % out_h);
@@ -37,6 +44,12 @@ void ResizeBilinearWeighted(ThreadPool* pool, const reference::ResizeParams& p, 
       const T* row0 = input + reference::NhwcOffset(in_shape, b, y0, 0);
       const T* row1 = input + reference::NhwcOffset(in_shape, b, y1, 0);
       T* out = output + row * out_w * depth;
+      if constexpr (!kInteger) {
+        if (row_f32 != nullptr) {
+          row_f32(row0, row1, depth, dy, dxs.data(), x0.data(), x1.data(), out_w, out);
+          continue;
+        }
+      }
       for (int32_t x = 0; x < out_w; ++x, out += depth) {
         const float dx = in_x[x] - static_cast<float>(x0[x]);
         const float w0 = (1 - dy) * (1 - dx), w1 = (1 - dy) * dx, w2 = dy * (1 - dx), w3 = dy * dx;

@@ -65,7 +65,7 @@ struct Outcome {
 // Builds the model with or without XNNPACK, fills the inputs from `seed` (floats in
 // [lo, hi], 8-bit values over their full range), optionally resizes input 0, runs it.
 Outcome Run(const std::vector<uint8_t>& bytes, bool xnnpack, uint32_t seed, float lo, float hi, int threads = 1,
-            const Shape& resize = {}) {
+            const Shape& resize = {}, bool all_float = false) {
   Outcome o;
   auto model = Model::FromBufferCopy(bytes.data(), bytes.size(), "xnnpack_test.tflite");
   EXPECT_TRUE(model.ok()) << model.status().message();
@@ -75,6 +75,8 @@ Outcome Run(const std::vector<uint8_t>& bytes, bool xnnpack, uint32_t seed, floa
   options.xnnpack_min_partition_nodes = 1;
   // These tests compare XNNPACK's kernels with the builtin ones: XNNPACK takes every node.
   options.builtin_int8_gemm_min_macs = 0;
+  // all_float: also the float nodes that edgerun's own kernels run faster (InterpreterOptions).
+  if (all_float) options.builtin_float_gemm_min_macs = 0;
   options.num_threads = threads;
   auto created = Interpreter::Create(*model, options);
   EXPECT_TRUE(created.ok()) << created.status().message();
@@ -125,10 +127,10 @@ struct Tolerance {
 // Runs both ways and compares. `delegated`: how many nodes XNNPACK must have taken (-1: all).
 void ExpectMatchesBuiltin(const std::vector<uint8_t>& bytes, const std::string& what, Tolerance tol = {},
                           int delegated = -1, float lo = -2.0f, float hi = 2.0f, uint32_t seed = 1,
-                          const Shape& resize = {}, int threads = 1) {
+                          const Shape& resize = {}, int threads = 1, bool all_float = false) {
   SCOPED_TRACE(what);
   const Outcome builtin = Run(bytes, false, seed, lo, hi, 1, resize);
-  const Outcome xnn = Run(bytes, true, seed, lo, hi, threads, resize);
+  const Outcome xnn = Run(bytes, true, seed, lo, hi, threads, resize, all_float);
   ASSERT_EQ(builtin.outputs.size(), xnn.outputs.size());
   ASSERT_FALSE(xnn.outputs.empty());
   EXPECT_EQ(xnn.delegated, delegated < 0 ? xnn.nodes : static_cast<size_t>(delegated)) << "nodes XNNPACK took";
@@ -601,6 +603,10 @@ TEST(Xnnpack, Prelu) {
 
 // ---- data movement
 
+// Where the delegate leaves large float32 convolutions and fully connected layers to edgerun's
+// GEMM: a CPU with vector kernels (AVX2 + FMA or AVX-512).
+bool BuiltinFloatGemmOnThisCpu() { return optimized::ActiveIsa() >= optimized::Isa::kAvx2; }
+
 TEST(Xnnpack, PadReshapeResize) {
   SKIP_WITHOUT_XNNPACK();
   for (TensorType type : {kF32, kI8, kU8}) {
@@ -649,8 +655,20 @@ TEST(Xnnpack, PadReshapeResize) {
       op.Output(type, {}, q);
       op.Options(tflite::BuiltinOptions_ResizeBilinearOptions,
                  ER_OPTIONS(tflite::CreateResizeBilinearOptions(fbb, mode == 1, mode == 2)));
-      // 8-bit stays on the builtin kernels (this XNNPACK rounds differently).
-      ExpectMatchesBuiltin(op.Bytes(), StrCat("RESIZE_BILINEAR mode ", mode), {1e-5f, 0}, type == kF32 ? -1 : 0);
+      // 8-bit stays on the builtin kernels (this XNNPACK rounds differently). Float stays builtin
+      // too where its rows have vector kernels (BuiltinResizeIsFaster), unless asked for.
+      const std::string what = StrCat("RESIZE_BILINEAR mode ", mode);
+      const bool float_builtin = type == kF32 && BuiltinFloatGemmOnThisCpu();
+      ExpectMatchesBuiltin(op.Bytes(), what, {1e-5f, 0}, type == kF32 && !float_builtin ? -1 : 0);
+      if (type == kF32) ExpectMatchesBuiltin(op.Bytes(), what + ", all float to XNNPACK", {1e-5f, 0}, -1, -2, 2, 1, {}, 1, true);
+      if (float_builtin) {
+        auto interpreter = testing::Build(op.Bytes());
+        ASSERT_TRUE(interpreter);
+        const DelegationReport& report = *interpreter->delegation();
+        ASSERT_EQ(report.nodes[0].refusals.size(), 1u);
+        EXPECT_NE(report.nodes[0].refusals[0].second.find("float32 bilinear resize to 7x9x3"), std::string::npos)
+            << report.nodes[0].refusals[0].second;
+      }
     }
   }
   SingleOp op(Op::BuiltinOperator_DEPTH_TO_SPACE);
@@ -782,9 +800,6 @@ void ExpectDepthwiseKeptWithItsProducer(const DelegationReport& report) {
       << report.nodes[1].refusals[0].second;
 }
 
-// Where the delegate leaves large float32 convolutions and fully connected layers to edgerun's
-// GEMM: a CPU with vector kernels (AVX2 + FMA or AVX-512).
-bool BuiltinFloatGemmOnThisCpu() { return optimized::ActiveIsa() >= optimized::Isa::kAvx2; }
 
 // `large` (node 0 then an ADD) keeps node 0 on edgerun's GEMM on AVX2 / AVX-512, with a refusal that
 // contains `reason`; with builtin_float_gemm_min_macs 0 XNNPACK takes both nodes, and `small` is

@@ -56,8 +56,8 @@ struct InterpreterOptions {
   // On CPUs with AVX-512, float32 convolutions (one group, no dilation) and fully connected
   // layers (constant weights, at least 8 rows) of at least this many multiply-adds stay on
   // edgerun's own GEMM, which runs them faster than the XNNPACK that edgerun is built with, and
-  // so do the depthwise convolutions that read their outputs (docs/performance.md). 0: XNNPACK
-  // takes every node it supports.
+  // so do the depthwise convolutions that read their outputs, and float32 RESIZE_BILINEAR
+  // (docs/performance.md). 0: XNNPACK takes every node it supports.
   int64_t builtin_float_gemm_min_macs = 4000000;
   // Float32 3x3 stride-1 convolutions on the builtin kernels (16+ channels in and out, at most
   // 128 x 128) by Winograd's F(2x2, 3x3): 16 multiplies per 2x2 outputs instead of 36, results

@@ -238,7 +238,9 @@ TEST(QuantizedConv2D, Int16SumsPastInt32StayExact) {
     for (int o = 0; o < out_c; ++o) {
       int64_t acc = 0;
       for (int i = 0; i < k * k * in_c; ++i) acc += int64_t{filter[o * k * k * in_c + i]} * input[b * k * k * in_c + i];
-      if (b == 0 && o == 0) EXPECT_GT(acc, std::numeric_limits<int32_t>::max());
+      if (b == 0 && o == 0) {
+        EXPECT_GT(acc, std::numeric_limits<int32_t>::max());
+      }
       const int32_t scaled = Requantize(acc + bias[o], static_cast<double>(in_scale) * scales[o] / out_scale, true);
       want.push_back(static_cast<int16_t>(Clamp(scaled, -32768, 32767)));
     }

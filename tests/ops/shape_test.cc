@@ -395,8 +395,11 @@ TEST(Shape, Int32AndInt64Outputs) {
     auto interpreter = op.Build();
     ASSERT_TRUE(interpreter);
     ASSERT_TRUE(interpreter->Invoke().ok());
-    if (type == TensorType::kInt32) EXPECT_EQ(GetOutput<int32_t>(*interpreter, 0), (std::vector<int32_t>{2, 0, 5}));
-    else EXPECT_EQ(GetOutput<int64_t>(*interpreter, 0), (std::vector<int64_t>{2, 0, 5}));
+    if (type == TensorType::kInt32) {
+      EXPECT_EQ(GetOutput<int32_t>(*interpreter, 0), (std::vector<int32_t>{2, 0, 5}));
+    } else {
+      EXPECT_EQ(GetOutput<int64_t>(*interpreter, 0), (std::vector<int64_t>{2, 0, 5}));
+    }
   }
 }
 

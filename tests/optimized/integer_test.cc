@@ -152,7 +152,9 @@ TEST(OptimizedRequantizeI64, MatchesReferenceOnExtremeValues) {
       ASSERT_EQ(got, want) << "iteration " << iter;
     }
   }
-  if (DetectedIsa() == Isa::kAvx512) EXPECT_EQ(checked, 1);
+  if (DetectedIsa() == Isa::kAvx512) {
+    EXPECT_EQ(checked, 1);
+  }
 }
 
 // Random strides, dilations and padding; false when the window does not fit.

@@ -34,7 +34,9 @@ TEST(TransposeBlock32, MatchesReferenceOnRandomBlocks) {
       ASSERT_EQ(got, want) << rows << " x " << cols << " steps " << src_step << ", " << dst_step;
     }
   }
-  if (DetectedIsa() != Isa::kGeneric) EXPECT_GT(checked_isas, 0);
+  if (DetectedIsa() != Isa::kGeneric) {
+    EXPECT_GT(checked_isas, 0);
+  }
 }
 
 }  // namespace

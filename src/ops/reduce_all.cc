@@ -13,9 +13,10 @@ Status Eval(OpContext& ctx, ReduceState& state) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
   // Written as 0 / 1 (any order gives the same answer: the fold is associative).
-  optimized::ReduceFoldOrdered(ctx.thread_pool(), input->shape, state.reduced, input->data_as<uint8_t>(),
-                               output->data_as<uint8_t>(), output->num_elements(), /*from_first=*/false,
-                               uint8_t{true}, [](uint8_t acc, uint8_t x) -> uint8_t { return acc & (x != 0); });
+  optimized::ReduceFoldOrderedRows(
+      ctx.thread_pool(), input->shape, state.reduced, input->data_as<uint8_t>(), output->data_as<uint8_t>(),
+      output->num_elements(), /*from_first=*/false, uint8_t{true},
+      [](uint8_t acc, uint8_t x) -> uint8_t { return acc & (x != 0); }, optimized::AllTrueRow{});
   return Status::Ok();
 }
 

@@ -122,6 +122,46 @@ void CheckExtremum(Random& r, ThreadPool* pool) {
   ExpectSameBits(got, want);
 }
 
+// REDUCE_ANY / REDUCE_ALL's row folds (AnyTrueRow, AllTrueRow) against the reference's byte at a
+// time fold: random shapes and axes, rows up to 300 bytes, stored bools of any byte value, rows
+// of one value (all false, all true) and rows with a single odd byte at any place.
+void CheckBoolFolds(Random& r, ThreadPool* pool) {
+  const int rank = r.Int(1, 4);
+  Shape shape;
+  std::vector<bool> reduced;
+  int64_t out_count = 1;
+  for (int d = 0; d < rank; ++d) {
+    shape.push_back(d == rank - 1 ? r.Int(1, 300) : r.Int(1, 5));
+    reduced.push_back(r.Bool());
+    if (!reduced.back()) out_count *= shape.back();
+  }
+  std::vector<uint8_t> input(static_cast<size_t>(NumElements(shape)));
+  const int kind = r.Int(0, 3);
+  const uint8_t fill = static_cast<uint8_t>(kind == 0 ? 0 : r.Int(1, 255));
+  for (auto& x : input) x = kind <= 1 ? fill : static_cast<uint8_t>(r.Int(0, 3) == 0 ? 0 : r.Int(1, 255));
+  if (kind <= 1 && r.Bool()) input[static_cast<size_t>(r.Int(0, static_cast<int>(input.size()) - 1))] = kind == 0 ? 7 : 0;
+  for (bool any : {true, false}) {
+    auto next = [any](uint8_t acc, uint8_t x) -> uint8_t { return any ? (acc | (x != 0)) : (acc & (x != 0)); };
+    const uint8_t empty = any ? 0 : 1;
+    std::vector<uint8_t> want(static_cast<size_t>(out_count)), got(want.size(), 0xA5);
+    reference::ReduceFold(shape, reduced, input.data(), want.data(), out_count, empty,
+                          [](uint8_t x) -> uint8_t { return x != 0; }, next);
+    if (any) {
+      ReduceFoldOrderedRows(pool, shape, reduced, input.data(), got.data(), out_count, false, empty, next, AnyTrueRow{});
+    } else {
+      ReduceFoldOrderedRows(pool, shape, reduced, input.data(), got.data(), out_count, false, empty, next, AllTrueRow{});
+    }
+    ASSERT_EQ(got, want) << (any ? "ANY" : "ALL") << " kind " << kind << " inner " << shape.back();
+  }
+}
+
+TEST(OptimizedReduceAnyAll, RowFoldsMatchTheReference) {
+  Random r(36);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 200; ++iter) CheckBoolFolds(r, pool);
+  });
+}
+
 // ExtremumRow (the ISA's vectors or 16 lanes, the in-order loop again for a NaN or a zero result)
 // against the in-order loop bit for bit, on every ISA: rows past and below the lane path's 32,
 // starting at any alignment, values in a narrow range (ties), a unique extreme at each place, rows

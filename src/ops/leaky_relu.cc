@@ -2,7 +2,9 @@
 // fixed-point multipliers (input_scale / output_scale and input_scale * alpha / output_scale);
 // 8-bit nodes that LiteRT hands to XNNPACK use its 8-bit multipliers in kLiteRtDefault mode.
 #include <cmath>
+#include <type_traits>
 
+#include "kernels/optimized/isa_kernels.h"
 #include "kernels/reference/activation.h"
 #include "ops/activation_util.h"
 #include "ops/xnnpack_util.h"
@@ -69,15 +71,34 @@ void EvalQuantized(OpContext& ctx, const LeakyReluState& state) {
       return;
     }
   }
+  if constexpr (std::is_same_v<T, int16_t>) {
+    // The vector kernel's domain: the shifts its lanes take as the scalar code does.
+    const auto& q = state.quant;
+    const optimized::LeakyReluI16Fn fn = optimized::ActiveKernels().leaky_relu_i16;
+    auto in_domain = [](int shift) { return shift >= -31 && shift <= 30; };
+    if (fn != nullptr && q.input_zero_point == 0 && q.output_zero_point == 0 && in_domain(q.identity_shift) &&
+        in_domain(q.alpha_shift)) {
+      const optimized::LeakyReluI16Args args{q.identity_multiplier, q.identity_shift, q.alpha_multiplier,
+                                             q.alpha_shift};
+      fn(input->data_as<int16_t>(), input->num_elements(), args, ctx.output(0)->data_as<int16_t>());
+      return;
+    }
+  }
   reference::QuantizedLeakyRelu<T>(state.quant, input->data_as<T>(), ctx.output(0)->data_as<T>(),
                                    input->num_elements());
 }
 
 Status Eval(OpContext& ctx, LeakyReluState& state) {
   switch (ctx.input(0)->type) {
-    case TensorType::kUInt8: EvalQuantized<uint8_t>(ctx, state); break;
-    case TensorType::kInt8: EvalQuantized<int8_t>(ctx, state); break;
-    case TensorType::kInt16: EvalQuantized<int16_t>(ctx, state); break;
+    case TensorType::kUInt8:
+      EvalQuantized<uint8_t>(ctx, state);
+      break;
+    case TensorType::kInt8:
+      EvalQuantized<int8_t>(ctx, state);
+      break;
+    case TensorType::kInt16:
+      EvalQuantized<int16_t>(ctx, state);
+      break;
     default: {
       const float alpha = state.alpha;
       MapUnary<float>(ctx, [alpha](float x) { return x > 0 ? x : x * alpha; });

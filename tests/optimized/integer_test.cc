@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/optimized/integer.h"
+#include "kernels/reference/activation.h"
 #include "kernels/reference/integer_conv.h"
 #include "optimized_test_util.h"
 #include "quant/fixed_point.h"
@@ -150,6 +151,45 @@ TEST(OptimizedRequantizeI64, MatchesReferenceOnExtremeValues) {
       fn(sums.data(), n, c0, RequantI64Args{b, reduced.data(), total_shift.data(), zero_point, act_min, act_max},
          got.data());
       ASSERT_EQ(got, want) << "iteration " << iter;
+    }
+  }
+  if (DetectedIsa() == Isa::kAvx512) {
+    EXPECT_EQ(checked, 1);
+  }
+}
+
+// int16 LEAKY_RELU on AVX-512 lanes (IsaKernels::leaky_relu_i16) against the reference on every
+// int16 input, for multipliers of either sign (alpha < 0), 0 (alpha 0), the largest ones, and
+// shifts across the kernel's domain [-31, 30] (left shifts that wrap, right shifts to 31).
+TEST(OptimizedLeakyReluI16, MatchesReferenceOnEveryInput) {
+  Random r(14);
+  std::vector<int16_t> in(65536 + 7);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int16_t>(static_cast<int32_t>(i % 65536) - 32768);
+  int checked = 0;
+  for (int isa = 0; isa <= static_cast<int>(DetectedIsa()); ++isa) {
+    const LeakyReluI16Fn fn = KernelsFor(static_cast<Isa>(isa)).leaky_relu_i16;
+    if (fn == nullptr) continue;  // AVX-512 only
+    SCOPED_TRACE(IsaName(static_cast<Isa>(isa)));
+    ++checked;
+    auto multiplier = [&r]() {
+      const int kind = r.Int(0, 5);
+      const int32_t m = kind == 0 ? 0 : kind == 1 ? std::numeric_limits<int32_t>::max() : r.Int(1 << 30, 0x7FFFFFFF);
+      return r.Bool() ? -m : m;
+    };
+    auto shift = [&r]() { return r.Int(0, 4) == 0 ? (r.Bool() ? -31 : 30) : r.Int(-20, 8); };
+    for (int iter = 0; iter < 60; ++iter) {
+      reference::LeakyReluQuantParams q;
+      q.identity_multiplier = multiplier();
+      q.alpha_multiplier = multiplier();
+      q.identity_shift = shift();
+      q.alpha_shift = shift();
+      const int n = r.Int(1, static_cast<int>(in.size()));
+      std::vector<int16_t> want(static_cast<size_t>(n)), got(want.size(), 0x5A5A);
+      reference::QuantizedLeakyRelu<int16_t>(q, in.data(), want.data(), n);
+      fn(in.data(), n, LeakyReluI16Args{q.identity_multiplier, q.identity_shift, q.alpha_multiplier, q.alpha_shift},
+         got.data());
+      ASSERT_EQ(got, want) << "multipliers " << q.identity_multiplier << " / " << q.alpha_multiplier << ", shifts "
+                           << q.identity_shift << " / " << q.alpha_shift << ", n " << n;
     }
   }
   if (DetectedIsa() == Isa::kAvx512) {

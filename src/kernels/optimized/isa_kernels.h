@@ -197,6 +197,14 @@ struct BinaryI16Args {
 };
 using BinaryI16Fn = void (*)(const int16_t* a, const int16_t* b, int64_t n, const BinaryI16Args& p, int16_t* out);
 
+// ---- int16 LEAKY_RELU (reference::QuantizedLeakyRelu<int16_t>, zero points 0): x >= 0 takes the
+// identity multiplier, x < 0 the signed alpha multiplier, each quant::MultiplyByQuantizedMultiplier
+// with shifts in [-31, 30], then clamped to int16.
+struct LeakyReluI16Args {
+  int32_t identity_multiplier, identity_shift, alpha_multiplier, alpha_shift;
+};
+using LeakyReluI16Fn = void (*)(const int16_t* in, int64_t n, const LeakyReluI16Args& p, int16_t* out);
+
 // ---- dot products of matrix rows with one vector (recurrent ops, GEMV)
 // out[r] += dot(m[r], v) for rows r < rows, rows ldm apart.
 using DotRowsF32Fn = void (*)(const float* m, int64_t ldm, int rows, int cols, const float* v, float* out);
@@ -255,6 +263,7 @@ struct IsaKernels {
   RowSumsI8Fn row_sums_u8 = nullptr;
   AddI8Fn add_i8 = nullptr;  // AVX2 and AVX-512; null: the scalar kernel
   BinaryI16Fn binary_i16 = nullptr;  // AVX-512 only; null: the scalar kernel
+  LeakyReluI16Fn leaky_relu_i16 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;
   DwConvRowFn dwconv_int = nullptr;
   DwConvRowFn dwconv_int_requant = nullptr;  // null: dwconv_int, then a RequantizeFn pass

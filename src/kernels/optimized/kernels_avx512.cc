@@ -311,6 +311,22 @@ void BinaryI16(const int16_t* a, const int16_t* b, int64_t n, const BinaryI16Arg
   }
 }
 
+// int16 LEAKY_RELU (LeakyReluI16Args): both sides' rescalings in every lane, the sign picks one.
+void LeakyReluI16(const int16_t* in, int64_t n, const LeakyReluI16Args& p, int16_t* out) {
+  const __m512i im = _mm512_set1_epi32(p.identity_multiplier), is = _mm512_set1_epi32(p.identity_shift);
+  const __m512i am = _mm512_set1_epi32(p.alpha_multiplier), as = _mm512_set1_epi32(p.alpha_shift);
+  const __m512i lo = _mm512_set1_epi32(-32768), hi = _mm512_set1_epi32(32767);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = Avx512<false>::Mask(static_cast<int>(std::min<int64_t>(16, n - i)));
+    const __m512i x = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, in + i));
+    const __m512i identity = MultiplyByQuantizedMultiplier(x, im, is);
+    const __m512i alpha = MultiplyByQuantizedMultiplier(x, am, as);
+    __m512i v = _mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask(x, _mm512_setzero_si512()), identity, alpha);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    _mm256_mask_storeu_epi16(out + i, m, _mm512_cvtepi32_epi16(v));
+  }
+}
+
 // ---- int8 GEMM on vpdpbusd (VNNI CPUs only; see GemmI8Fn). Each step broadcasts 4 bytes of a
 // row of A (signed) against NV vectors of 16 columns x 4 depths of B (unsigned): 64 products per
 // instruction, against 32 for vpdpwssd on int16 pairs, and A is read as it is (no widening copy).
@@ -539,6 +555,7 @@ bool FillAvx512Kernels(IsaKernels* k, bool vnni) {
   FillGemmF32Mid(k, std::make_integer_sequence<int, 12>{});
   k->requantize_fixed = &Requantize<false>;
   k->binary_i16 = &BinaryI16;
+  k->leaky_relu_i16 = &LeakyReluI16;
   k->requantize_i64 = &RequantizeI64;
   k->requantize_float = &Requantize<true>;
   return true;

@@ -908,14 +908,21 @@ std::vector<uint8_t> FullyConnectedAdd(int rows, int in, int out) {
 
 // The same rule for float FULLY_CONNECTED: from builtin_float_gemm_min_macs on (AVX2 / AVX-512), the
 // product stays on edgerun's GEMM; smaller ones, and all with the threshold 0, go to XNNPACK.
+// Matrix-vector products (under 8 rows) stay on it from 1024 multiply-adds to 1 MB of weights.
 TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
   SKIP_WITHOUT_XNNPACK();
   const auto large = FullyConnectedAdd(64, 512, 128);  // 4.2M multiply-adds
-  const auto small = FullyConnectedAdd(4, 64, 32);
+  const auto small = FullyConnectedAdd(8, 16, 32);     // 4096, 8 rows
   const bool vector_gemm = BuiltinFloatGemmOnThisCpu();
   ExpectLargeStaysOnBuiltinGemm(large, small, "fully connected of 4194304 multiply-adds");
   ExpectMatchesBuiltin(large, "fully connected + add, large", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 15);
   ExpectMatchesBuiltin(large, "fully connected + add, large, 2 threads", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 16, {}, 2);
+  // ToyCar's layer 640 -> 128 on one row (320 KB of weights) against one of 2 MB and one of 512
+  // multiply-adds, which XNNPACK keeps.
+  const auto vector = FullyConnectedAdd(1, 640, 128);
+  ExpectLargeStaysOnBuiltinGemm(vector, FullyConnectedAdd(1, 16, 32), "matrix-vector product of 81920 multiply-adds");
+  ExpectLargeStaysOnBuiltinGemm(vector, FullyConnectedAdd(2, 1024, 512), "matrix-vector product of 81920 multiply-adds");
+  ExpectMatchesBuiltin(vector, "matrix-vector product + add", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 17);
 }
 
 // An 8-bit inverted-residual pattern: 1x1 convolution, 3x3 depthwise, 1x1 convolution.
@@ -1109,7 +1116,7 @@ TEST(Xnnpack, ASmallPartitionRunsWithoutThePool) {
   options.xnnpack_min_partition_nodes = 1;
   const ConvShape large = {1, 112, 112, 32, 32, 3, 3, 1, 1, 1, true, Act::ActivationFunctionType_RELU6};
   for (const auto& [bytes, threads] :
-       {std::pair{FullyConnectedModel({1, 64}, 32, false, true, kF32, 5), 1},
+       {std::pair{FullyConnectedModel({1, 16}, 32, false, true, kF32, 5), 1},
         std::pair{DepthwiseModel(large, 1, kF32, 6), 2}}) {
     auto interpreter = testing::Build(bytes, options);
     ASSERT_TRUE(interpreter);

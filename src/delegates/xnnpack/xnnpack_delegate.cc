@@ -369,6 +369,8 @@ class XnnpackDelegate : public Delegate {
   // GEMM on the input rows as they are. litert_ff's [64, 512] x [512, 128]: 55-60 us, and its two
   // XNNPACK partitions of elementwise ops 25 us each, against 63-68 us each for the two partitions
   // when XNNPACK takes the product too.
+  static constexpr int64_t kMinVectorMacs = 1024;
+  static constexpr size_t kMaxVectorWeightBytes = size_t{1} << 20;
   static std::string BuiltinFullyConnectedIsFaster(const OpContext& node) {
     if (!BuiltinGemmHasVectors() || node.num_inputs() < 2 || node.num_outputs() < 1) return {};
     const Tensor* input = node.input(0);
@@ -381,10 +383,20 @@ class XnnpackDelegate : public Delegate {
     }
     const int64_t min_macs = node.interpreter().options().builtin_float_gemm_min_macs;
     const int64_t macs = output->num_elements() * weights->dim(1);
-    // Matrix-vector products (a few rows: reading the weights is all of it) stay with XNNPACK, as
-    // before this rule; only those are measured as they were.
     const int64_t rows = output->num_elements() / std::max(1, weights->dim(0));
-    if (min_macs <= 0 || macs < min_macs || rows < 8) return {};
+    if (min_macs <= 0) return {};
+    if (rows < 8) {
+      // Matrix-vector products: reading the weights is all of it. Up to 1 MB of them edgerun's
+      // one-row tiles run without XNNPACK's per-operator call (ToyCar float's ten layers of 640
+      // x 128 down to 128 x 8: 14 against 18 us a run); larger ones (MobileNet's 5 MB classifier)
+      // stream from memory either way, and tiny ones (under 1024 multiply-adds: hello world's
+      // 16 x 16) are cheaper inside an XNNPACK partition than as nodes of their own.
+      if (macs < kMinVectorMacs || weights->bytes > kMaxVectorWeightBytes) return {};
+      return StrCat("float32 matrix-vector product of ", macs,
+                    " multiply-adds: edgerun's one-row GEMM tiles run it faster than this XNNPACK "
+                    "(InterpreterOptions::builtin_float_gemm_min_macs > 0)");
+    }
+    if (macs < min_macs) return {};
     return StrCat("float32 fully connected of ", macs,
                   " multiply-adds: edgerun's GEMM runs it faster than this XNNPACK "
                   "(InterpreterOptions::builtin_float_gemm_min_macs)");

@@ -109,7 +109,7 @@ bool EvalInt16SameShapeOrRow(OpContext& ctx, const reference::QuantizedBinaryPar
   }
   // The kernel's domain: zero points 0 (int16's), shifts the vector shifts take as the scalar
   // code does, no saturating MUL.
-  auto shift_ok = [](int shift) { return shift >= -31 && shift <= 30; };
+  auto shift_ok = optimized::VectorRequantShiftOk;
   const bool multiply = op == 2;
   if (q.input1_offset != 0 || q.input2_offset != 0 || q.output_offset != 0 || q.saturate_nonzero ||
       !shift_ok(q.output_shift) ||

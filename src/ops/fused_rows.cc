@@ -42,15 +42,17 @@ size_t TensorBytes(const Tensor& t) { return static_cast<size_t>(NumElements(t.s
 // With several threads, a 1x1 convolution of few rows splits its output columns between the
 // threads (PlanTiles), and the node after it splits its rows: unfused, each of those rows then
 // comes half from the other core's cache, which the fused strips (each thread on its own rows)
-// avoid. Such a chain's values count twice: MobileNet v2 float's 14x14 blocks (442 KB of weights,
-// 903 KB of values, 4 strips) run 15% faster fused at 2 threads (2-5% slower at 1 thread, where
+// avoid. Such a chain's values count twice: MobileNet v2 float's 14x14 blocks (463 KB of weights,
+// 978 KB of values, 4 strips) run 15% faster fused at 2 threads (2-5% slower at 1 thread, where
 // they stay unfused); DeepLab v3's 33x33 ones split by rows and stay as they were.
 bool SplitsColumns(const Tensor& out, int threads) {
   if (threads <= 1 || out.shape.size() != 4) return false;
+  // The tile of the GEMM the convolution runs on: float, byte dots (VNNI) or int16 pairs.
   const optimized::IsaKernels& k = optimized::ActiveKernels();
   const bool eight_bit = out.type == TensorType::kInt8 || out.type == TensorType::kUInt8;
-  const int mr = eight_bit && k.i8_mr > 0 ? k.i8_mr : eight_bit ? k.i16_mr : k.f32_mr;
-  const int nr = eight_bit && k.i8_mr > 0 ? k.i8_nr : eight_bit ? k.i16_nr : k.f32_nr;
+  const bool byte_dots = eight_bit && optimized::HasGemmI8(optimized::ActiveIsa());
+  const int mr = byte_dots ? k.i8_mr : eight_bit ? k.i16_mr : k.f32_mr;
+  const int nr = byte_dots ? k.i8_nr : eight_bit ? k.i16_nr : k.f32_nr;
   const int64_t rows = static_cast<int64_t>(out.dim(0)) * out.dim(1) * out.dim(2);
   if (mr <= 0 || nr <= 0 || rows <= 0 || rows > INT32_MAX || out.dim(3) <= 0) return false;
   const int panels = (out.dim(3) + nr - 1) / nr;

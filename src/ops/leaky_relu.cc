@@ -72,12 +72,11 @@ void EvalQuantized(OpContext& ctx, const LeakyReluState& state) {
     }
   }
   if constexpr (std::is_same_v<T, int16_t>) {
-    // The vector kernel's domain: the shifts its lanes take as the scalar code does.
+    // The vector kernel's domain: zero points 0, shifts its lanes take as the scalar code does.
     const auto& q = state.quant;
     const optimized::LeakyReluI16Fn fn = optimized::ActiveKernels().leaky_relu_i16;
-    auto in_domain = [](int shift) { return shift >= -31 && shift <= 30; };
-    if (fn != nullptr && q.input_zero_point == 0 && q.output_zero_point == 0 && in_domain(q.identity_shift) &&
-        in_domain(q.alpha_shift)) {
+    if (fn != nullptr && q.input_zero_point == 0 && q.output_zero_point == 0 &&
+        optimized::VectorRequantShiftOk(q.identity_shift) && optimized::VectorRequantShiftOk(q.alpha_shift)) {
       const optimized::LeakyReluI16Args args{q.identity_multiplier, q.identity_shift, q.alpha_multiplier,
                                              q.alpha_shift};
       fn(input->data_as<int16_t>(), input->num_elements(), args, ctx.output(0)->data_as<int16_t>());
@@ -90,15 +89,9 @@ void EvalQuantized(OpContext& ctx, const LeakyReluState& state) {
 
 Status Eval(OpContext& ctx, LeakyReluState& state) {
   switch (ctx.input(0)->type) {
-    case TensorType::kUInt8:
-      EvalQuantized<uint8_t>(ctx, state);
-      break;
-    case TensorType::kInt8:
-      EvalQuantized<int8_t>(ctx, state);
-      break;
-    case TensorType::kInt16:
-      EvalQuantized<int16_t>(ctx, state);
-      break;
+    case TensorType::kUInt8: EvalQuantized<uint8_t>(ctx, state); break;
+    case TensorType::kInt8: EvalQuantized<int8_t>(ctx, state); break;
+    case TensorType::kInt16: EvalQuantized<int16_t>(ctx, state); break;
     default: {
       const float alpha = state.alpha;
       MapUnary<float>(ctx, [alpha](float x) { return x > 0 ? x : x * alpha; });

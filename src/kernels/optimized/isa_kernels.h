@@ -197,6 +197,10 @@ struct BinaryI16Args {
 };
 using BinaryI16Fn = void (*)(const int16_t* a, const int16_t* b, int64_t n, const BinaryI16Args& p, int16_t* out);
 
+// The shifts that the AVX-512 lanes' MultiplyByQuantizedMultiplier (binary_i16, leaky_relu_i16)
+// takes as quant::MultiplyByQuantizedMultiplier does: left shifts up to 30, right shifts up to 31.
+inline bool VectorRequantShiftOk(int shift) { return shift >= -31 && shift <= 30; }
+
 // ---- int16 LEAKY_RELU (reference::QuantizedLeakyRelu<int16_t>, zero points 0): x >= 0 takes the
 // identity multiplier, x < 0 the signed alpha multiplier, each quant::MultiplyByQuantizedMultiplier
 // with shifts in [-31, 30], then clamped to int16.

@@ -1,11 +1,17 @@
 // fma_peak: this CPU's FP32 peak, measured with independent chains of fused multiply-adds
 // (AVX-512 and AVX2+FMA where the CPU has them) on 1..T threads, per thread CPU second; and
 // the int8 peak with AVX-512 VNNI dot products where the CPU has them. The bench reports the speed
-// of a network as a fraction of this number.
+// of a network as a fraction of this number. With 2 threads or more it also measures how long a
+// cache line written on CPU 0 takes to reach CPU 1 ("core_to_core_ns", one way): the price of
+// every value one thread writes and another reads, and of every hand-off between them.
 //   usage: fma_peak [MAX_THREADS]   prints one JSON object
 #include <immintrin.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -101,6 +107,57 @@ double Measure(float (*kernel)(long), int lanes, int threads) {
   return best;
 }
 
+bool PinTo(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+// One-way latency in ns of a cache line between CPUs 0 and 1: half the best round trip of a
+// counter that two pinned threads hand back and forth; -1 when the threads cannot be pinned.
+double CoreToCoreNs() {
+  struct alignas(64) Line {
+    std::atomic<long> value{0};
+  };
+  Line line;
+  constexpr long kTrips = 20000;
+  std::atomic<bool> pinned{true};
+  double best = -1;
+  for (int attempt = 0; attempt < 5 && pinned; ++attempt) {
+    line.value = 0;
+    std::thread echo([&] {
+      if (!PinTo(1)) {
+        pinned = false;
+        line.value = -1;
+        return;
+      }
+      for (long i = 0; i < kTrips; ++i) {
+        long expected = 2 * i + 1;
+        while (line.value.load(std::memory_order_acquire) != expected) {
+          if (!pinned) return;
+        }
+        line.value.store(expected + 1, std::memory_order_release);
+      }
+    });
+    cpu_set_t saved;
+    pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
+    if (!PinTo(0)) pinned = false;
+    const auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < kTrips && pinned; ++i) {
+      line.value.store(2 * i + 1, std::memory_order_release);
+      while (line.value.load(std::memory_order_acquire) != 2 * i + 2) {
+        if (!pinned) break;
+      }
+    }
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    echo.join();
+    pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+    if (pinned) best = best < 0 ? ns / kTrips / 2 : std::min(best, ns / kTrips / 2);
+  }
+  return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +202,14 @@ int main(int argc, char** argv) {
       json += buf;
     }
     json += "}";
+  }
+  if (max_threads > 1 && std::thread::hardware_concurrency() > 1) {
+    const double ns = CoreToCoreNs();
+    if (ns > 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), ", \"core_to_core_ns\": %.0f", ns);
+      json += buf;
+    }
   }
   json += "}";
   std::printf("%s\n", json.c_str());

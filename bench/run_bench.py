@@ -346,7 +346,8 @@ def main():
         peak_int8 = {}
 
     speeds_after = b.core_speeds(probe["path"], probe["inputs"]) if probe and len(threads_list) > 1 else {}
-    core_speeds = dict(before=speeds_before, after=speeds_after)
+    core_speeds = dict(before=speeds_before, after=speeds_after,
+                       core_to_core_ns=[p["core_to_core_ns"] for p in (peak_before, peak_after) if "core_to_core_ns" in p])
 
     with open(os.path.join(b.work, "results.json"), "w") as f:
         json.dump(dict(started=started, peak_before=peak_before, peak_after=peak_after, rows=rows,
@@ -366,7 +367,7 @@ def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_s
     L.append("* CPU: %s, %d cores visible; load average %s at the start, %s at the end." %
              (cpu_model(), os.cpu_count() or 0, load_start, load_end))
     isas = ", ".join("%s %s GFLOP/s" % (isa, " / ".join("%s@%sT" % (v, t) for t, v in vals.items()))
-                     for isa, vals in peak_raw.items() if not isa.startswith("peak_"))
+                     for isa, vals in peak_raw.items() if isinstance(vals, dict) and not isa.startswith("peak_"))
     L.append("* FP32 peak from an FMA loop (bench/fma_peak.cc, per thread CPU second, best of the runs before "
              "and after): %s. Per ISA: %s." % (", ".join("%.1f GFLOP/s on %d thread%s" % (peak[t], t, "s" if t > 1 else "")
                                                          for t in threads_list), isas))
@@ -453,6 +454,15 @@ def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_s
                      "%d threads could be at most %.2f x as fast as one thread on the fastest core." % (
                          when, ", ".join("CPU %d %.2f" % (c, t) for c, t in sorted(speeds.items())),
                          100 * fastest / max(speeds.values()), len(speeds), ideal))
+            L.append("")
+        latencies = core_speeds.get("core_to_core_ns") or []
+        if latencies:
+            L.append("A cache line written on CPU 0 reaches CPU 1 in %s ns (bench/fma_peak.cc, one way, best of "
+                     "5 ping-pong runs before%s the runs). Within one core complex of a desktop CPU this is 20-80 ns; "
+                     "hundreds of ns mean the two vCPUs sit on different core complexes (or sockets) without a "
+                     "shared last-level cache, so every value one thread writes and the other reads crosses the "
+                     "fabric, and every hand-off between them (each multi-threaded node) costs microseconds." % (
+                         " / ".join("%.0f" % v for v in latencies), " and after" if len(latencies) > 1 else ""))
             L.append("")
     L.append("## Memory and start-up (edgerun)")
     L.append("")

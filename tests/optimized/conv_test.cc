@@ -291,13 +291,15 @@ TEST(OptimizedGemm, FullyConnectedMatchesReference) {
   });
 }
 
-// Packed B over 1 MB is streamed panel by panel with prefetching (GemmF32Tile): the same sums,
-// for panels of both widths, depths past one block and rows past one micro-tile.
+// Packed B over 64 KB is streamed panel by panel with prefetching (GemmF32Tile): the same sums,
+// for panels of both widths, depths past one block and rows past one micro-tile, and for a B
+// just over the threshold (100 KB).
 TEST(OptimizedGemm, StreamedLargePanelsMatchReference) {
   Random r(9);
   ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
-    for (const int n : {301, 14, 23}) {  // 14: narrow panels; 23: 24-column ones under kPrefer
-      const int m = 27, k = n == 14 ? 20000 : n == 23 ? 12000 : 1000;  // 1.2 / 1.28 / 1.15-1.5 MB packed
+    for (const int n : {301, 14, 23, 50}) {  // 14: narrow panels; 23: 24-column ones under kPrefer
+      // 1.2 / 1.28 / 1.15-1.5 MB / 100-128 KB packed
+      const int m = 27, k = n == 14 ? 20000 : n == 23 ? 12000 : n == 50 ? 500 : 1000;
       const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), w = r.Floats(static_cast<size_t>(n) * k);
       const std::vector<float> bias = r.Floats(static_cast<size_t>(n));
       std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());

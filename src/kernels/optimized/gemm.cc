@@ -31,8 +31,15 @@ T* Scratch(size_t n, int slot) {
   return b.data();
 }
 
-// Packed B above this many bytes is streamed (GemmF32Tile): more than half of this CPU's L2.
-constexpr int64_t kStreamedPanelBytes = 1 << 20;
+// Packed B above this many bytes is streamed (GemmF32Tile): more than L1 holds. A network reads
+// each layer's weights once an inference, and one of several MB (float MobileNet v2: 13 MB)
+// evicts them from L2 and L3 before their next turn, so even a layer whose B would fit in L2
+// waits on memory for it unless it is prefetched. At 1 MB (half of L2, as it was): float
+// MobileNet v2's 14x14 1x1 layers (98-221 KB of weights) took 130 us, its 7x7 expansions
+// (614 KB) 104 us; at 64 KB 118 and 90 us, the whole model 0.975x at 1 thread (pinned, 6
+// alternating rounds), 0.92x at 2 threads, MobileNet v1 float 0.95x / 0.96x. Thresholds from 0
+// to 128 KB measured the same.
+constexpr int64_t kStreamedPanelBytes = 64 << 10;
 // How far ahead of the B it reads a streaming micro-kernel prefetches: ~600 cycles of a 12-row
 // tile at this distance, more than a miss to memory takes.
 constexpr int64_t kPrefetchAhead = 8192;

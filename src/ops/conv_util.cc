@@ -1,5 +1,6 @@
 #include "ops/conv_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -62,7 +63,7 @@ Status Multiplier(const OpContext& ctx, double real, int32_t* multiplier, int* s
 // int4 filters and scales of 256 or more (tiny ones, from all-zero channels, are fine); TFLite's
 // own fixed-point kernels run those.
 void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const Tensor* bias, const Tensor* output,
-                                Activation activation, const QuantizedRules& rules, QuantizedOutput* q) {
+                                Activation activation, int channels, const QuantizedRules& rules, QuantizedOutput* q) {
   q->float_requantization = false;
   q->float_scale.clear();
   const bool eight_bit = input->type == TensorType::kUInt8 || input->type == TensorType::kInt8;
@@ -71,7 +72,7 @@ void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const
   if (filter->type == TensorType::kInt4 || !filter->is_constant() || (bias && !bias->is_constant())) return;
   if (input->type == TensorType::kInt8 && q->filter_offset != 0) return;
   const QuantizationParams& fq = filter->quantization;
-  std::vector<float> scales(q->multiplier.size());
+  std::vector<float> scales(static_cast<size_t>(channels));
   for (size_t c = 0; c < scales.size(); ++c) {
     scales[c] = input->scale() * fq.scale[fq.per_channel() ? c : 0] / output->scale();
     if (!(scales[c] < 256.0f)) return;
@@ -159,9 +160,22 @@ Status PrepareQuantizedOutput(const OpContext& ctx, const Tensor* input, const T
     }
   }
 
+  q->input_offset = -input->zero_point();
+  q->filter_offset = filter_zero_point_allowed ? -filter->zero_point() : 0;
+  q->output_offset = output->zero_point();
+  QuantizedActivationRange(activation, output, &q->act_min, &q->act_max);
+  QuantizedRules effective_rules = rules;
+  effective_rules.arithmetic = ctx.interpreter().options().int8_arithmetic;
+  PrepareFloatRequantization(input, filter, bias, output, activation, channels, effective_rules, q);
+
+  // TFLite's fixed-point multipliers are checked for every model, but kept only where a kernel
+  // reads them: the float requantization does not, and on this VM each fresh page of op state
+  // costs ~10 us at start-up (two 4-byte arrays per channel were 35 of coral MobileNet v2's
+  // 53 pages of requantization state).
+  const bool keep = !q->float_requantization;
+  q->multiplier.assign(keep ? channels : 0, 0);
+  q->shift.assign(keep ? channels : 0, 0);
   const float input_scale = input->scale(), output_scale = output->scale();
-  q->multiplier.assign(channels, 0);
-  q->shift.assign(channels, 0);
   if (legacy_uint8 || (rules.matrix_op && !per_channel)) {
     // GetQuantizedConvolutionMultipler: the product of the scales in float, and a bias whose scale
     // is far from it is a broken model.
@@ -177,22 +191,20 @@ Status PrepareQuantizedOutput(const OpContext& ctx, const Tensor* input, const T
     int32_t m = 0;
     int s = 0;
     ER_RETURN_IF_ERROR(Multiplier(ctx, product / static_cast<double>(output_scale), &m, &s));
-    q->multiplier.assign(channels, m);
-    q->shift.assign(channels, s);
+    std::fill(q->multiplier.begin(), q->multiplier.end(), m);
+    std::fill(q->shift.begin(), q->shift.end(), s);
   } else {
     for (int c = 0; c < channels; ++c) {
       const double filter_scale = fq.scale[per_channel ? c : 0];
-      ER_RETURN_IF_ERROR(Multiplier(ctx, static_cast<double>(input_scale) * filter_scale / output_scale,
-                                    &q->multiplier[c], &q->shift[c]));
+      int32_t m = 0;
+      int s = 0;
+      ER_RETURN_IF_ERROR(Multiplier(ctx, static_cast<double>(input_scale) * filter_scale / output_scale, &m, &s));
+      if (keep) {
+        q->multiplier[c] = m;
+        q->shift[c] = s;
+      }
     }
   }
-  q->input_offset = -input->zero_point();
-  q->filter_offset = filter_zero_point_allowed ? -filter->zero_point() : 0;
-  q->output_offset = output->zero_point();
-  QuantizedActivationRange(activation, output, &q->act_min, &q->act_max);
-  QuantizedRules effective_rules = rules;
-  effective_rules.arithmetic = ctx.interpreter().options().int8_arithmetic;
-  PrepareFloatRequantization(input, filter, bias, output, activation, effective_rules, q);
   return Status::Ok();
 }
 

@@ -42,7 +42,8 @@ Status PrepareConvGeometry(const OpContext& ctx, const ConvGeometry& g, const Te
 
 // What a quantized convolution / matrix op needs at run time, computed once in prepare (TFLite's
 // PopulateConvolutionQuantizationParams): one multiplier and shift per output channel (a
-// per-tensor filter scale is repeated), zero-point offsets and the clamp range.
+// per-tensor filter scale is repeated; both empty under float_requantization, which does not read
+// them), zero-point offsets and the clamp range.
 struct QuantizedOutput {
   std::vector<int32_t> multiplier;
   std::vector<int> shift;

@@ -47,13 +47,13 @@ TEST(Threads, ScheduledFinishFollowsSharesThenStealing) {
 }
 
 TEST(Threads, AHandOffPaysOnlyForWorkLargerThanItCosts) {
-  EXPECT_FALSE(WorthSplitting(4000, 1, 2));  // saves 2 us, costs 2.5
-  EXPECT_TRUE(WorthSplitting(6000, 1, 2));
-  EXPECT_TRUE(WorthSplitting(4000, 1, 4));  // saves 3 us
+  EXPECT_FALSE(WorthSplitting(8000, 1, 2));  // saves 4 us, costs 5
+  EXPECT_TRUE(WorthSplitting(12000, 1, 2));
+  EXPECT_TRUE(WorthSplitting(8000, 1, 4));  // saves 6 us
   EXPECT_FALSE(WorthSplitting(1e6, 1, 1));  // one thread: nothing to share
   // A delegate's node hands out each of the operators it runs.
-  EXPECT_FALSE(WorthSplitting(50000, 40, 2));
-  EXPECT_TRUE(WorthSplitting(50000, 9, 2));
+  EXPECT_FALSE(WorthSplitting(100000, 20, 2));
+  EXPECT_TRUE(WorthSplitting(100000, 9, 2));
 }
 
 TEST(Threads, SmallNodesRunOnTheCallingThread) {

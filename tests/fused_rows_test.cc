@@ -351,15 +351,25 @@ TEST(FusedRows, AValueReadOutsideTheChainEndsIt) {
   EXPECT_EQ(got.fused_nodes, 2);
 }
 
-// Small images at several threads stay unfused: each thread's range would be a few rows, most of
-// them recomputed at the boundaries.
-TEST(FusedRows, ImagesWithFewRowsPerThreadStayUnfused) {
+// Small images at several threads leave the expansion out: each thread's range would be a few
+// rows, most of the expansion's recomputed at the boundaries. The depthwise convolution and the
+// projection still fuse (nothing is computed twice from the depthwise convolution on).
+TEST(FusedRows, ImagesWithFewRowsPerThreadLeaveTheExpansionOut) {
   Chain c;
   c.h = c.w = 7;
   const auto bytes = ChainModel(c, 11);
   EXPECT_EQ(RunChain(bytes, true, 1, 1, false, true).fused_nodes, 3);
-  EXPECT_EQ(RunChain(bytes, true, 2, 1, false, true).fused_nodes, 0);
-  EXPECT_EQ(RunChain(bytes, true, 2, 1, false, true).outputs, RunChain(bytes, false, 1, 1).outputs);
+  for (int threads : {2, 3}) {
+    const Result got = RunChain(bytes, true, threads, 1, false, true);
+    EXPECT_EQ(got.fused_nodes, 2) << threads << " threads";
+    EXPECT_EQ(got.outputs, RunChain(bytes, false, 1, 1).outputs) << threads << " threads";
+  }
+  // With the residual ADD it joins the depthwise convolution and the projection.
+  c.residual = 1;
+  const auto with_add = ChainModel(c, 12);
+  const Result got = RunChain(with_add, true, 2, 1, false, true);
+  EXPECT_EQ(got.fused_nodes, 3);
+  EXPECT_EQ(got.outputs, RunChain(with_add, false, 1, 1).outputs);
 }
 
 // Weights that every strip reads again, against values that fit a few strips: unfused. The

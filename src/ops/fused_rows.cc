@@ -73,6 +73,7 @@ bool WorthFusing(Subgraph& sg, const std::vector<Node>& nodes, const std::vector
                                       SplitsColumns(*sg.tensor(node.outputs[0]), threads));
   }
   const size_t strips = values / kStripBudgetBytes + 1;
+  if (threads > 1 && strips == 1) return true;  // the weights read once, as unfused; fewer hand-offs
   return strips * weights <= (crosses_cores ? 2 : 1) * values;
 }
 
@@ -334,7 +335,14 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     }
     if (chain.size() < 2) continue;
     const Tensor& out = *sg.tensor(nodes[plan[chain.back()]].outputs[0]);
-    if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads) continue;
+    const bool has_head = chain.front() != static_cast<int>(k);
+    if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads) {
+      // Too few rows a thread to compute the head's window rows twice at each boundary. From the
+      // depthwise convolution on, nothing is computed twice: each thread's rows of the projection
+      // (and ADD) read the depthwise rows that thread has just made, in one hand-off.
+      if (!has_head || chain.size() < 3) continue;
+      chain.erase(chain.begin());
+    }
     if (!all && !WorthFusing(sg, nodes, plan, chain, threads)) continue;
     for (int c : chain) used[static_cast<size_t>(c)] = true;
     chains.push_back(std::move(chain));

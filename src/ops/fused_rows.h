@@ -28,10 +28,11 @@ namespace edgerun::ops {
 // a depthwise convolution with the convolution that feeds it and the 1x1 convolution it feeds,
 // and the residual ADD after those three, where each value between them is read by the next
 // member alone and all members run by bands.
-// Unless `all`, two cost rules leave chains alone: with several threads, a chain whose output has
-// fewer than kMinRowsPerThread rows per thread (the rows recomputed at the boundaries would cost
-// more than fusing saves), and one whose weights, read again by every strip, outweigh the values
-// that fusing keeps out of memory.
+// Unless `all`, two cost rules apply: with several threads, a chain whose output has fewer than
+// kMinRowsPerThread rows per thread leaves out its head convolution (whose window rows would be
+// recomputed at each thread boundary) and keeps the depthwise convolution onward, where nothing is
+// computed twice; and a chain whose weights, read again by every strip, outweigh the values that
+// fusing keeps out of memory stays unfused (with several threads, one strip reads them once).
 constexpr int kMinRowsPerThread = 4;
 std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads,
                                             bool all = false);

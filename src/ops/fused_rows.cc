@@ -37,7 +37,10 @@ size_t TensorBytes(const Tensor& t) { return static_cast<size_t>(NumElements(t.s
 // between them once and read it once. Fused, a chain saves about the bytes of those values and
 // costs its weight bytes once a strip (about the values' bytes over kStripBudgetBytes strips).
 // DeepLab v3's 65x65 blocks of 960 channels (1.2 MB of float weights, 16 MB values) were 25%
-// slower fused; MobileNet v2's 56x56 ones (27 KB of weights) are faster.
+// slower fused; MobileNet v2's 56x56 ones (27 KB of weights) are faster. A chain of one strip
+// reads its weights once, as unfused: at several threads it fuses whatever its weights, since the
+// fused chain is one hand-off instead of one per member (MobileNet v2's 7x7 depthwise + projection
+// + ADD: 162 KB of weights for 55 KB of values).
 //
 // With several threads, a 1x1 convolution of few rows splits its output columns between the
 // threads (PlanTiles), and the node after it splits its rows: unfused, each of those rows then
@@ -73,7 +76,7 @@ bool WorthFusing(Subgraph& sg, const std::vector<Node>& nodes, const std::vector
                                       SplitsColumns(*sg.tensor(node.outputs[0]), threads));
   }
   const size_t strips = values / kStripBudgetBytes + 1;
-  if (threads > 1 && strips == 1) return true;  // the weights read once, as unfused; fewer hand-offs
+  if (threads > 1 && strips == 1) return true;
   return strips * weights <= (crosses_cores ? 2 : 1) * values;
 }
 
@@ -335,11 +338,11 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     }
     if (chain.size() < 2) continue;
     const Tensor& out = *sg.tensor(nodes[plan[chain.back()]].outputs[0]);
-    const bool has_head = chain.front() != static_cast<int>(k);
     if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads) {
       // Too few rows a thread to compute the head's window rows twice at each boundary. From the
       // depthwise convolution on, nothing is computed twice: each thread's rows of the projection
       // (and ADD) read the depthwise rows that thread has just made, in one hand-off.
+      const bool has_head = chain.front() != static_cast<int>(k);
       if (!has_head || chain.size() < 3) continue;
       chain.erase(chain.begin());
     }

@@ -61,6 +61,11 @@ class Delegate {
   virtual std::string name() const = 0;
   // Smallest partition (in nodes) worth a boundary.
   virtual int min_partition_nodes() const { return 1; }
+  // Whether its kernels may run inside a parallel region, where the interpreter keeps its other
+  // threads spinning for the kernels' OpContext::thread_pool()->ParallelFor calls between nodes:
+  // true only when they use threads through that call alone (not the pool's pthreadpool, which
+  // those threads would never answer) and invoke no subgraph.
+  virtual bool runs_in_parallel_regions() const { return false; }
   // Decides for one prepared node (its tensors have their shapes; constants their data).
   virtual NodeClaim Claim(const OpContext& node) = 0;
   // A costlier second check (e.g. building the node in the delegate's engine), asked only of

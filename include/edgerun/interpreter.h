@@ -72,6 +72,10 @@ struct InterpreterOptions {
   // and a 1x1 projection: MobileNet v2's blocks) run as one node, strip by strip, with the values
   // between them in cache and no arena memory; the same results (docs/performance.md).
   bool fuse_row_chains = true;
+  // With several threads, runs of builtin nodes that use the thread pool run in one parallel
+  // region: the other threads spin between those nodes instead of going back to the pool, so a
+  // hand-off costs a cache line each way (ThreadPool::RunRegion). Off only for comparisons.
+  bool parallel_regions = true;
   // Fuse every chain the kernels can run by bands, also where the cost rules say that the
   // unfused nodes are faster (large weights for small values, few rows per thread): for tests.
   bool fuse_all_row_chains = false;

@@ -269,6 +269,7 @@ class FusedRowsKernel final : public DelegateKernel {
 class RowChainDelegateImpl final : public Delegate {
  public:
   std::string name() const override { return "FUSED"; }
+  bool runs_in_parallel_regions() const override { return true; }  // builtin kernels on ParallelFor
   NodeClaim Claim(const OpContext&) override { return NodeClaim::No("chains are chosen by FindRowChains"); }
   Result<std::unique_ptr<DelegateKernel>> CreateKernel(OpContext&, const Partition&) override {
     return std::unique_ptr<DelegateKernel>(std::make_unique<FusedRowsKernel>());

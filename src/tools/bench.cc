@@ -49,6 +49,8 @@ const char kBenchUsage[] =
     "                      off), to compare with the fused chains\n"
     "  --fuse-all          fuse every chain that can run by bands, also where the cost rules say\n"
     "                      unfused is faster (InterpreterOptions::fuse_all_row_chains)\n"
+    "  --no-regions        hand each parallel node to the pool on its own, not in parallel regions\n"
+    "                      (InterpreterOptions::parallel_regions off), to compare\n"
     "  --input FILE        input K, as in 'edgerun run' (.bin/.npy/text); others are seeded random\n"
     "  --resize NAME:SHAPE resize an input (name or position), e.g. input:1,3,224,224\n"
     "  --signature KEY     run this signature instead of subgraph 0\n"
@@ -77,6 +79,7 @@ struct Options {
   long long builtin_gemm_min_macs = -1;  // -1: the interpreter's default
   long long builtin_int8_gemm_min_macs = -1;
   bool fuse = true;
+  bool regions = true;
   bool winograd = true;
   bool fuse_all = false;
   double min_secs = 1.0, max_secs = 150.0;
@@ -133,6 +136,8 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
       o->delegate = "none";
     } else if (a == "--no-fuse") {
       o->fuse = false;
+    } else if (a == "--no-regions") {
+      o->regions = false;
     } else if (a == "--no-winograd") {
       o->winograd = false;
     } else if (a == "--fuse-all") {
@@ -371,6 +376,7 @@ int RunBench(const std::vector<std::string>& args) {
   if (o.builtin_gemm_min_macs >= 0) options.builtin_float_gemm_min_macs = o.builtin_gemm_min_macs;
   if (o.builtin_int8_gemm_min_macs >= 0) options.builtin_int8_gemm_min_macs = o.builtin_int8_gemm_min_macs;
   options.fuse_row_chains = o.fuse;
+  options.parallel_regions = o.regions;
   options.float_winograd = o.winograd;
   options.fuse_all_row_chains = o.fuse_all;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());

@@ -20,10 +20,29 @@
 namespace edgerun {
 namespace {
 
-int UsableCpus() {
+int AffinityCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+TEST(ThreadPool, InterpretersStartNoMoreThreadsThanCpus) {
+  EXPECT_EQ(UsableCpus(), AffinityCpus());
+  EXPECT_EQ(ThreadsToStart(1), 1);
+  EXPECT_EQ(ThreadsToStart(0), 1);
+  EXPECT_EQ(ThreadsToStart(AffinityCpus() + 2), AffinityCpus());
+  // The interpreter keeps the number asked for in its options and starts what the CPUs allow.
+  testing::SingleOp op(tflite::BuiltinOperator_EXP);
+  op.Input(TensorType::kFloat32, {1, 64});
+  op.Output(TensorType::kFloat32);
+  InterpreterOptions options;
+  options.num_threads = AffinityCpus() + 1;
+  auto interpreter = op.Build(options);
+  ASSERT_TRUE(interpreter);
+  EXPECT_EQ(interpreter->thread_pool()->num_threads(), AffinityCpus());
+  EXPECT_EQ(interpreter->options().num_threads, AffinityCpus() + 1);
+  ASSERT_TRUE(interpreter->SetNumThreads(AffinityCpus() + 3).ok());
+  EXPECT_EQ(interpreter->thread_pool()->num_threads(), AffinityCpus());
 }
 
 // Runs ParallelFor(n) and checks that each task ran once.
@@ -37,15 +56,15 @@ void ExpectEachTaskOnce(ThreadPool& pool, int64_t n) {
 
 TEST(ThreadPoolRegion, EnabledWithSeveralThreadsOnEnoughCpus) {
   EXPECT_FALSE(ThreadPool(1).regions_enabled());
-  EXPECT_EQ(ThreadPool(2).regions_enabled(), UsableCpus() >= 2);
+  EXPECT_EQ(ThreadPool(2).regions_enabled(), AffinityCpus() >= 2);
   // More threads than CPUs: a spinning thread would hold the CPU that the one it waits for needs.
-  EXPECT_FALSE(ThreadPool(UsableCpus() + 1).regions_enabled());
+  EXPECT_FALSE(ThreadPool(AffinityCpus() + 1).regions_enabled());
 }
 
 TEST(ThreadPoolRegion, EveryTaskOfEveryPhaseRunsOnce) {
   for (int threads : {2, 3, 4}) {
     // Past the CPUs there is no region, and pthreadpool's spinning threads share CPUs: slow.
-    if (threads > 2 && threads > UsableCpus()) continue;
+    if (threads > 2 && threads > AffinityCpus()) continue;
     ThreadPool pool(threads);
     std::mt19937 rng(static_cast<uint32_t>(threads));
     bool in_region = false;
@@ -168,7 +187,7 @@ InterpreterOptions TwoThreads(bool xnnpack, bool regions = true) {
 }
 
 TEST(ThreadPoolRegion, DelegatesOnThePthreadpoolRunBetweenRegions) {
-  if (UsableCpus() < 2) GTEST_SKIP() << "one CPU: no regions";
+  if (AffinityCpus() < 2) GTEST_SKIP() << "one CPU: no regions";
   if (!XnnpackAvailable()) GTEST_SKIP() << "built without XNNPACK";
   const auto bytes = FullyConnectedChainModel(4, true);
   const auto input = testing::RandomFloats(64 * 512, 5);
@@ -203,7 +222,7 @@ TEST(ThreadPoolRegion, DelegatesOnThePthreadpoolRunBetweenRegions) {
 TEST(ThreadPoolRegion, FewParallelNodesKeepPlainDispatches) {
   // A region costs more than a dispatch to open and close: three parallel nodes keep their plain
   // dispatches, four share a region; the values are the same either way.
-  if (UsableCpus() < 2) GTEST_SKIP() << "one CPU: no regions";
+  if (AffinityCpus() < 2) GTEST_SKIP() << "one CPU: no regions";
   const auto input = testing::RandomFloats(64 * 512, 3);
   for (int count : {3, 4}) {
     std::vector<float> outputs[2];
@@ -229,7 +248,7 @@ TEST(ThreadPoolRegion, FewParallelNodesKeepPlainDispatches) {
 
 TEST(ThreadPoolRegion, NodesWithoutACostModelDoNotCount) {
   // EXP keeps the pool (no cost model: it may or may not split), but four of them open no region.
-  if (UsableCpus() < 2) GTEST_SKIP() << "one CPU: no regions";
+  if (AffinityCpus() < 2) GTEST_SKIP() << "one CPU: no regions";
   ModelBuilder b;
   const Shape shape{1, 64, 64, 32};
   int value = b.AddTensor("x", TensorType::kFloat32, shape);

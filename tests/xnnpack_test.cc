@@ -16,6 +16,7 @@
 #include "kernels/optimized/cpu.h"
 #include "kernels/optimized/gemm.h"
 #include "quant/float16.h"
+#include "core/thread_pool.h"
 #include "test_util.h"
 
 namespace edgerun {
@@ -1087,8 +1088,10 @@ int ProcessThreads() {
 
 TEST(Xnnpack, SharesTheInterpretersThreadPool) {
   // num_threads = 3 means three threads busy in all: the caller and two workers that the builtin
-  // kernels and XNNPACK both use, not two more of XNNPACK's own.
+  // kernels and XNNPACK both use, not two more of XNNPACK's own (fewer where the process has fewer
+  // CPUs: ThreadsToStart).
   SKIP_WITHOUT_XNNPACK();
+  const int workers = ThreadsToStart(3) - 1;
   const int before = ProcessThreads();
   ASSERT_GT(before, 0);
   InterpreterOptions options;
@@ -1098,13 +1101,13 @@ TEST(Xnnpack, SharesTheInterpretersThreadPool) {
   ASSERT_TRUE(interpreter);
   ASSERT_FALSE(interpreter->delegation()->partitions.empty());
   ASSERT_TRUE(interpreter->Invoke().ok());
-  EXPECT_EQ(ProcessThreads() - before, 2);
+  EXPECT_EQ(ProcessThreads() - before, workers);
   // A delegate made with a thread count keeps a pool of its own, as TFLite's options do.
   options.use_xnnpack = false;
   options.delegates = {CreateXnnpackDelegate(2, 1)};
   auto own = testing::Build(ConvTanhConv(), options);
   ASSERT_TRUE(own);
-  EXPECT_EQ(ProcessThreads() - before, 2 + 2 + 1);
+  EXPECT_EQ(ProcessThreads() - before, workers + workers + (ThreadsToStart(2) - 1));
 }
 
 TEST(Xnnpack, ASmallPartitionRunsWithoutThePool) {
@@ -1147,7 +1150,7 @@ TEST(Xnnpack, SetNumThreadsRemakesThePoolAndTheDelegateKernels) {
   EXPECT_FALSE(interpreter->Invoke().ok());  // AllocateTensors must come first
   ASSERT_TRUE(interpreter->AllocateTensors().ok());
   EXPECT_FALSE(interpreter->delegation()->partitions.empty());
-  EXPECT_EQ(ProcessThreads() - before, 2);
+  EXPECT_EQ(ProcessThreads() - before, ThreadsToStart(3) - 1);
   input = interpreter->input(0);
   std::memcpy(input->data, values.data(), input->bytes);
   ASSERT_TRUE(interpreter->Invoke().ok());

@@ -27,7 +27,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const M
   auto interpreter = std::unique_ptr<Interpreter>(new Interpreter());
   interpreter->model_ = std::move(model);
   interpreter->options_ = options;
-  interpreter->thread_pool_ = std::make_unique<ThreadPool>(options.num_threads, options.parallel_regions);
+  interpreter->thread_pool_ = std::make_unique<ThreadPool>(ThreadsToStart(options.num_threads), options.parallel_regions);
   interpreter->resources_ = std::make_unique<ResourceStore>();
   interpreter->delegates_ = options.delegates;
   if (options.use_xnnpack && !options.preserve_all_tensors) {
@@ -87,7 +87,7 @@ Status Interpreter::SetNumThreads(int num_threads) {
   // Delegate kernels may hold the old pool (XNNPACK runtimes do): they go first.
   for (auto& s : subgraphs_) s->DiscardDelegateKernels();
   options_.num_threads = num_threads;
-  thread_pool_ = std::make_unique<ThreadPool>(num_threads, options_.parallel_regions);
+  thread_pool_ = std::make_unique<ThreadPool>(ThreadsToStart(num_threads), options_.parallel_regions);
   return Status::Ok();
 }
 

@@ -57,6 +57,17 @@ double ScheduledFinish(const double* costs, int64_t n, int threads) {
   return finish;
 }
 
+int UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  }
+  return std::max(1, CPU_COUNT(&set));
+}
+
+int ThreadsToStart(int requested) { return std::max(1, std::min(requested, UsableCpus())); }
+
 // ---- parallel regions
 
 namespace {
@@ -90,14 +101,6 @@ void SpinPause(uint32_t& spins) {
   } else {
     sched_yield();
   }
-}
-
-// The CPUs this process may run on.
-int UsableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return static_cast<int>(std::thread::hardware_concurrency());
-  return CPU_COUNT(&set);
 }
 
 thread_local const ThreadPool* region_body_pool = nullptr;  // set while a thread runs a region's body

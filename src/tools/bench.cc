@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/subgraph.h"
+#include "core/thread_pool.h"
 #include "edgerun/interpreter.h"
 #include "tools/cli.h"
 #include "tools/profile.h"
@@ -445,6 +446,7 @@ int RunBench(const std::vector<std::string>& args) {
   const int64_t ops = ModelOps(interpreter, subgraph_index);
   const double gops = lat.median > 0 ? static_cast<double>(ops) / (lat.median * 1e6) : 0;
   const size_t peak_rss = PeakRssBytes();
+  const int started_threads = interpreter.thread_pool() ? interpreter.thread_pool()->num_threads() : 1;
 
   if (profiler && !o.trace.empty()) {
     if (Status st = profiler->WriteTrace(o.trace, "edgerun bench " + o.model); !st.ok()) return Fail(st.message());
@@ -457,7 +459,8 @@ int RunBench(const std::vector<std::string>& args) {
     json report = {
         {"model", o.model},
         {"model_bytes", (*model)->size()},
-        {"threads", o.threads},
+        {"threads", started_threads},  // those started: at most the CPUs (ThreadsToStart)
+        {"threads_requested", o.threads},
         {"delegate", delegate},
         {"load_ms", Ms(t_load, t_create)},
         {"init_ms", Ms(t_create, t_ready)},
@@ -487,7 +490,9 @@ int RunBench(const std::vector<std::string>& args) {
   std::cout << "model:    " << o.model << " (" << Bytes((*model)->size()) << ", weights "
             << Bytes((*model)->weight_bytes()) << ")";
   if (!o.signature.empty()) std::cout << " signature '" << o.signature << "'";
-  std::cout << "\nthreads:  " << o.threads << ", delegate: " << delegate << "\n";
+  std::cout << "\nthreads:  " << started_threads;
+  if (started_threads != o.threads) std::cout << " (" << o.threads << " asked; the process may run on " << UsableCpus() << " CPUs)";
+  std::cout << ", delegate: " << delegate << "\n";
   std::cout << "load:     " << Ms(t_load, t_create) << " ms\n";
   std::cout << "init:     " << Ms(t_create, t_ready) << " ms (create + allocate)\n";
   std::cout << "first:    " << Ms(t_ready, t_first) << " ms\n";

@@ -214,6 +214,7 @@ class XnnpackDelegate : public Delegate {
  public:
   XnnpackDelegate(int num_threads, int min_partition_nodes)
       : min_partition_nodes_(min_partition_nodes), own_threadpool_(num_threads > 0) {
+    num_threads = ThreadsToStart(num_threads);  // spinning workers without a CPU stall every op
     if (num_threads > 1) threadpool_ = pthreadpool_create(static_cast<size_t>(num_threads));
   }
   ~XnnpackDelegate() override {

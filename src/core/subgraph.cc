@@ -468,8 +468,8 @@ Status Subgraph::AllocateTensorsOnce() {
   ER_RETURN_IF_ERROR(PlanArena());
   MarkNodesWithNothingToCompute();
   FlushWeightPageReleases();
+  PlanRegions();
   needs_allocation_ = false;
-  regions_planned_ = false;
   return Status::Ok();
 }
 
@@ -605,7 +605,6 @@ Status Subgraph::Invoke() {
     return Status::Errorf(Location(), ": invoked recursively (a control-flow op calls its own subgraph)");
   }
   ThreadPool* pool = interpreter_->thread_pool();
-  if (!regions_planned_ || regions_pool_ != pool || region_end_.size() != plan_.size()) PlanRegions();
   ++invoke_depth_;
   in_eval_ = true;
   Status status;
@@ -994,8 +993,6 @@ constexpr int kMinParallelNodesInRegion = 4;
 void Subgraph::PlanRegions() {
   ThreadPool* pool = interpreter_->thread_pool();
   region_end_.assign(plan_.size(), 0);
-  regions_pool_ = pool;
-  regions_planned_ = true;
   if (pool == nullptr || !pool->regions_enabled()) return;
   size_t first = 0, last = 0;
   int parallel = 0;

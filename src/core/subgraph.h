@@ -96,7 +96,7 @@ class Subgraph {
   // How many threads the node's kernels use: 1 when it is too small to gain from more (see
   // Node::serial_ns), else the interpreter's.
   int NodeThreads(int node_index) const;
-  // The runs of plan steps [first, end) that the last Invoke ran as parallel regions
+  // The runs of plan steps [first, end) that Invoke runs as parallel regions
   // (ThreadPool::RunRegion): at least four nodes that use the pool, no node between them that
   // must run outside one (a delegate on its own threads, a control-flow or custom op).
   std::vector<std::pair<size_t, size_t>> ParallelRegions() const;
@@ -155,7 +155,8 @@ class Subgraph {
   bool RunsInRegion(int node_index) const;
   // One step of Invoke: plan_[step]'s prepare at eval (when it has one) and eval.
   Status RunStep(size_t step);
-  // For each plan step that starts a parallel region, the step after its last; 0 elsewhere.
+  // For each plan step that starts a parallel region, the step after its last; 0 elsewhere. At
+  // the end of every allocation (a new thread count needs one: SetNumThreads).
   void PlanRegions();
 
   Interpreter* interpreter_;
@@ -183,9 +184,7 @@ class Subgraph {
   bool in_eval_ = false;
   bool variables_initialized_ = false;
   int invoke_depth_ = 0;
-  std::vector<size_t> region_end_;           // PlanRegions, for the pool and plan below
-  const ThreadPool* regions_pool_ = nullptr;
-  bool regions_planned_ = false;
+  std::vector<size_t> region_end_;  // PlanRegions, one entry per step of plan_
   bool allocating_ = false;  // guards against subgraphs that reference themselves while preparing
 };
 

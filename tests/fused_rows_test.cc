@@ -339,6 +339,98 @@ TEST(FusedRows, InvertedResidualBlocksAtMobileNetSizes) {
   }
 }
 
+// The threads' row ranges follow their speeds (RowSplit): ranges of any size, the tallest strips
+// starting at any row, give the unfused bits. Fixed speeds stand in for threads that run at
+// different speeds; every chain is invoked a few times with each (buffers reused).
+TEST(FusedRows, UnequalThreadRangesGiveTheSameBits) {
+  struct Speeds {
+    int threads;
+    std::vector<double> speeds;
+  };
+  const Speeds cases[] = {{2, {1, 3}}, {2, {4, 1}}, {2, {1, 1.3}}, {3, {1, 1, 4}}, {3, {5, 1, 2}}};
+  std::mt19937 rng(41);
+  std::vector<Chain> chains;
+  for (int i = 0; i < 16; ++i) chains.push_back(RandomChain(rng));
+  for (int stride : {1, 2}) {  // MobileNet v2's 56x56 blocks: strips of several rows
+    Chain c;
+    c.type = stride == 1 ? kF32 : kU8;
+    c.h = c.w = 56;
+    c.in_c = 24;
+    c.mid_c = 144;
+    c.out_c = stride == 1 ? 24 : 32;
+    c.dw_stride = stride;
+    c.residual = stride == 1 ? 1 : 0;
+    chains.push_back(c);
+  }
+  for (size_t k = 0; k < chains.size(); ++k) {
+    const Chain& c = chains[k];
+    SCOPED_TRACE(Describe(c));
+    const auto bytes = ChainModel(c, static_cast<uint32_t>(k));
+    const Result want = RunChain(bytes, false, 1, static_cast<uint32_t>(k));
+    ASSERT_FALSE(want.outputs.empty());
+    for (const Speeds& s : cases) {
+      SCOPED_TRACE(StrCat(s.threads, " threads, speeds ", s.speeds[0], " ", s.speeds[1]));
+      ops::SetRowSplitSpeedsForTesting(s.speeds);
+      for (int run = 0; run < 2; ++run) {
+        const Result got = RunChain(bytes, true, s.threads, static_cast<uint32_t>(k));
+        EXPECT_EQ(got.outputs, want.outputs);
+      }
+      ops::SetRowSplitSpeedsForTesting({});
+    }
+  }
+}
+
+TEST(RowSplit, EqualUntilTimedThenInProportionToSpeed) {
+  ops::RowSplit split;
+  split.Reset(2);
+  EXPECT_EQ(split.Split(56), (std::vector<int>{0, 28, 56}));
+  // Thread 0 ran its 28 rows in 3 ms, thread 1 in 2 ms: 1.5x as fast. The first times set the
+  // speeds (9333 and 14000 rows a second).
+  std::vector<double> seconds{0.003, 0.002};
+  split.Learn(seconds);
+  EXPECT_EQ(seconds, (std::vector<double>{0, 0}));
+  EXPECT_EQ(split.Split(56), (std::vector<int>{0, 22, 56}));  // 56 * 2 / 5 = 22.4
+  // The same rows a second again: the ranges stay.
+  seconds = {22 / 9333.3, 34 / 14000.0};
+  split.Learn(seconds);
+  EXPECT_EQ(split.Split(56), (std::vector<int>{0, 22, 56}));
+}
+
+TEST(RowSplit, OneSlowRunMovesTheRangesALittle) {
+  ops::RowSplit split;
+  split.Reset(2);
+  split.Split(100);
+  std::vector<double> seconds{0.001, 0.001};
+  split.Learn(seconds);
+  EXPECT_EQ(split.Split(100), (std::vector<int>{0, 50, 100}));
+  // Thread 1 preempted for 100x its time: its speed falls by a 1.5x step weighted a quarter.
+  seconds = {0.001, 0.1};
+  split.Learn(seconds);
+  const std::vector<int> after = split.Split(100);
+  EXPECT_GE(after[1], 52);
+  EXPECT_LE(after[1], 56);
+  // Always slower: down to a quarter of the fastest, never to no rows.
+  for (int i = 0; i < 100; ++i) {
+    const std::vector<int> ranges = split.Split(100);
+    seconds = {(ranges[1] - ranges[0]) / 1e5, 1.0};
+    split.Learn(seconds);
+  }
+  EXPECT_EQ(split.Split(100), (std::vector<int>{0, 80, 100}));
+}
+
+TEST(RowSplit, EveryTaskGetsARow) {
+  ops::RowSplit split;
+  split.Reset(3);
+  ops::SetRowSplitSpeedsForTesting({100, 1, 1});
+  EXPECT_EQ(split.Split(3), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(split.Split(10), (std::vector<int>{0, 8, 9, 10}));
+  ops::SetRowSplitSpeedsForTesting({1, 1, 100});
+  EXPECT_EQ(split.Split(10), (std::vector<int>{0, 1, 2, 10}));
+  ops::SetRowSplitSpeedsForTesting({});
+  split.Reset(1);
+  EXPECT_EQ(split.Split(7), (std::vector<int>{0, 7}));
+}
+
 // A value read outside the chain (here a subgraph output) is not fused away.
 TEST(FusedRows, AValueReadOutsideTheChainEndsIt) {
   Chain c;

@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <new>
 #include <cstring>
+#include <chrono>
+#include <cmath>
 #include <memory>
+#include <mutex>
 
 #include "core/subgraph.h"
 #include "tflite_generated.h"
@@ -20,6 +23,14 @@ namespace {
 // What the buffers between the members of one thread's strips may hold: they stay in that core's
 // L2 together with the members' weights.
 constexpr size_t kStripBudgetBytes = 256 * 1024;
+// How RowSplit learns the threads' speeds: a moving average of this weight, each step at most
+// this factor from the last.
+constexpr double kSpeedWeight = 0.25;
+constexpr double kSpeedStep = 1.5;
+
+std::mutex testing_speeds_mutex;
+std::vector<double> testing_speeds;  // SetRowSplitSpeedsForTesting
+std::atomic<bool> testing_speeds_set{false};
 
 bool IsPointwise(Subgraph& sg, const Node& node) {
   if (node.builtin_code != tflite::BuiltinOperator_CONV_2D || node.inputs.size() < 2) return false;
@@ -132,9 +143,11 @@ class FusedRowsKernel final : public DelegateKernel {
     if (optimized::NumThreads(pool) < tasks) pool = nullptr;  // planned for more threads: run them here
     const Tensor* input = sg.tensor(chain_.front());
     Tensor* output = sg.tensor(chain_.back());
+    const std::vector<int>& split = split_.Split(out_rows);
+    const auto start = std::chrono::steady_clock::now();
     std::atomic<bool> out_of_memory{false};
     optimized::ParallelFor(pool, tasks, [&](int64_t t) {
-      const int first = static_cast<int>(t * out_rows / tasks), end = static_cast<int>((t + 1) * out_rows / tasks);
+      const int first = split[static_cast<size_t>(t)], end = split[static_cast<size_t>(t) + 1];
       if (first >= end) return;
       uint8_t* buffers = StripMemory(strip_bytes_);
       if (buffers == nullptr) {
@@ -142,7 +155,10 @@ class FusedRowsKernel final : public DelegateKernel {
         return;
       }
       RunRows(sg, first, end, static_cast<const uint8_t*>(input->data), static_cast<uint8_t*>(output->data), buffers);
+      // From the call on: a thread that starts late finishes late as surely as a slow one.
+      seconds_[static_cast<size_t>(t)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
+    split_.Learn(seconds_);
     if (out_of_memory) return Status::Error(StrCat(ctx.Location(), ": out of memory for ", strip_bytes_, " bytes of strip buffers"));
     return Status::Ok();
   }
@@ -168,7 +184,8 @@ class FusedRowsKernel final : public DelegateKernel {
     }
   }
 
-  // The strip height and, per intermediate tensor, the most rows a strip of one task holds.
+  // The strip height and, per intermediate tensor, the most rows a strip holds. A thread's range
+  // of rows moves with the threads' speeds (RowSplit), so a strip may start at any row.
   void Plan(int tasks) {
     const int n = static_cast<int>(members_.size());
     const int out_rows = rows_.back();
@@ -176,19 +193,19 @@ class FusedRowsKernel final : public DelegateKernel {
     std::vector<int> most(n + 1, 0);
     auto measure = [&](int height) {
       std::fill(most.begin(), most.end(), 0);
-      for (int t = 0; t < tasks; ++t) {
-        const int first = t * out_rows / tasks, end = (t + 1) * out_rows / tasks;
-        for (int a = first; a < end; a += height) {
-          Needs(a, std::min(end, a + height), &need);
-          for (int i = 1; i < n; ++i) most[i] = std::max(most[i], need[i].end - need[i].first);
-        }
+      for (int a = 0; a < out_rows; ++a) {
+        Needs(a, std::min(out_rows, a + height), &need);
+        for (int i = 1; i < n; ++i) most[i] = std::max(most[i], need[i].end - need[i].first);
       }
       size_t bytes = 0;
       for (int i = 1; i < n; ++i) bytes += static_cast<size_t>(most[i]) * row_bytes_[i];
       return bytes;
     };
+    // No taller than a thread's equal share, as before the speeds are known (a share that grows
+    // takes more strips).
+    const int share = (out_rows + tasks - 1) / tasks;
     strip_rows_ = 1;
-    while (strip_rows_ < out_rows && measure(strip_rows_ + 1) <= kStripBudgetBytes) ++strip_rows_;
+    while (strip_rows_ < share && measure(strip_rows_ + 1) <= kStripBudgetBytes) ++strip_rows_;
     measure(strip_rows_);
     // One block per thread: each intermediate's rows from a 64-byte aligned offset.
     strip_bytes_ = 0;
@@ -197,6 +214,8 @@ class FusedRowsKernel final : public DelegateKernel {
       strip_bytes_ += (static_cast<size_t>(most[i]) * row_bytes_[i] + 63) / 64 * 64;
     }
     planned_tasks_ = tasks;
+    split_.Reset(tasks);
+    seconds_.assign(static_cast<size_t>(tasks), 0.0);
   }
 
   // The calling thread's strip memory, shared by every fused node (nodes run one at a time on a
@@ -261,6 +280,8 @@ class FusedRowsKernel final : public DelegateKernel {
   std::vector<int> rows_;           // rows of each chain tensor
   std::vector<size_t> row_bytes_;   // bytes of one row
   int planned_tasks_ = 0;
+  RowSplit split_;               // the tasks' row ranges
+  std::vector<double> seconds_;  // each task's time in the last Eval
   int strip_rows_ = 1;
   std::array<size_t, kMaxMembers + 1> offset_{};  // of each intermediate's rows in the strip memory
   size_t strip_bytes_ = 0;
@@ -277,6 +298,65 @@ class RowChainDelegateImpl final : public Delegate {
 };
 
 }  // namespace
+
+void RowSplit::Reset(int tasks) {
+  speed_.assign(static_cast<size_t>(std::max(1, tasks)), 0.0);
+  split_.assign(speed_.size() + 1, 0);
+}
+
+const std::vector<int>& RowSplit::Split(int rows) {
+  const int tasks = static_cast<int>(speed_.size());
+  std::unique_lock<std::mutex> lock(testing_speeds_mutex, std::defer_lock);
+  const bool testing = testing_speeds_set.load(std::memory_order_acquire);
+  if (testing) lock.lock();
+  // Until every task has been timed, all count the same.
+  const bool known = std::all_of(speed_.begin(), speed_.end(), [](double v) { return v > 0; });
+  auto speed = [&](int t) {
+    if (testing && !testing_speeds.empty()) return testing_speeds[static_cast<size_t>(t) % testing_speeds.size()];
+    return known ? speed_[static_cast<size_t>(t)] : 1.0;
+  };
+  double total = 0;
+  for (int t = 0; t < tasks; ++t) total += speed(t);
+  double sum = 0;
+  split_[0] = 0;
+  for (int t = 0; t < tasks; ++t) {
+    sum += speed(t);
+    const int first = split_[static_cast<size_t>(t)];
+    int end = static_cast<int>(std::lround(rows * sum / total));
+    end = std::min(end, rows - (tasks - 1 - t));  // a row for each task after this one
+    end = std::max(end, std::min(rows, first + 1));
+    split_[static_cast<size_t>(t) + 1] = std::max(first, std::min(end, rows));
+  }
+  split_.back() = std::max(rows, 0);
+  return split_;
+}
+
+void RowSplit::Learn(std::vector<double>& seconds) {
+  if (testing_speeds_set.load(std::memory_order_acquire)) return;
+  double fastest = 0;
+  for (size_t t = 0; t < speed_.size() && t < seconds.size(); ++t) {
+    const int rows = split_[t + 1] - split_[t];
+    if (rows > 0 && seconds[t] > 0) {
+      const double seen = rows / seconds[t];
+      if (speed_[t] <= 0) {
+        speed_[t] = seen;
+      } else {
+        speed_[t] += kSpeedWeight * (std::clamp(seen, speed_[t] / kSpeedStep, speed_[t] * kSpeedStep) - speed_[t]);
+      }
+    }
+    seconds[t] = 0;
+    fastest = std::max(fastest, speed_[t]);
+  }
+  for (double& v : speed_) {
+    if (v > 0) v = std::max(v, fastest / 4);
+  }
+}
+
+void SetRowSplitSpeedsForTesting(std::vector<double> speeds) {
+  std::lock_guard<std::mutex> lock(testing_speeds_mutex);
+  testing_speeds = std::move(speeds);
+  testing_speeds_set.store(!testing_speeds.empty(), std::memory_order_release);
+}
 
 Delegate& RowChainDelegate() {
   static RowChainDelegateImpl delegate;

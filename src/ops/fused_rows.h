@@ -8,7 +8,8 @@
 // its output rows at a time: the rows of each intermediate value that the strip needs (its window
 // rows, kept from the previous strip where they overlap), into buffers that stay in the core's
 // cache. Each thread takes one range of output rows, so a chain is one hand-off; the rows that two
-// ranges share at their boundary are computed by both.
+// ranges share at their boundary are computed by both. The ranges follow the threads' speeds on
+// the chain (RowSplit), so that the threads finish together.
 //
 // The members run their own kernels on bands of rows (ops/row_bands.h), with the same arithmetic
 // as unfused, so the outputs are the same bits. The values inside a chain get no arena memory.
@@ -36,6 +37,32 @@ namespace edgerun::ops {
 constexpr int kMinRowsPerThread = 4;
 std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads,
                                             bool all = false);
+
+// Splits a node's output rows between its tasks in proportion to the speeds their threads showed
+// on it before (rows a second). One task per thread: a thread that runs slower (this VM's two
+// vCPUs differ by up to a third, and which one is slower changes by the minute) or starts later
+// gets fewer rows, where equal ranges kept the other waiting at the end of every chain.
+class RowSplit {
+ public:
+  // `tasks` tasks, speeds unknown (equal ranges until each task has been timed).
+  void Reset(int tasks);
+  // Task t's rows are [split[t], split[t + 1]): at least one each when rows >= tasks.
+  const std::vector<int>& Split(int rows);
+  // Learns from the last Split's tasks, each `seconds[t]` from the call to its end (a thread that
+  // starts late finishes late as surely as a slow one): a moving average, each step at most 1.5x
+  // from the last, so that one preempted run moves a range by a row or two, and no speed below a
+  // quarter of the fastest's. Zeroes `seconds`.
+  void Learn(std::vector<double>& seconds);
+  const std::vector<double>& speeds() const { return speed_; }
+
+ private:
+  std::vector<double> speed_;  // 0: not timed yet
+  std::vector<int> split_;
+};
+
+// For tests: every RowSplit splits by these speeds (task t: speeds[t % size]) and learns nothing;
+// empty: back to learning.
+void SetRowSplitSpeedsForTesting(std::vector<double> speeds);
 
 // The internal "delegate" whose partitions are the chains FindRowChains finds ("FUSED").
 Delegate& RowChainDelegate();

@@ -20,7 +20,8 @@ struct PoolCase {
   Shape in, out;
 };
 
-// One in eight cases is large enough (over 256 K window cells) to be shared among threads.
+// One in eight cases is large enough (over 256 K window cells) to be shared among threads; global
+// pools of many channels are from 32 K cells.
 PoolCase RandomCase(Random& r) {
   PoolCase c;
   const bool global = r.Int(0, 3) == 0;

@@ -29,13 +29,18 @@ namespace pooling_detail {
 constexpr int kChannelBlock = 256;
 
 // Runs fn(pixel, c0, c1) over every output pixel (batch, y, x flattened) and channel block.
-// Under about 256 K cell visits (a global pool of 7x7x1280 bytes: 11 us) the work stays on the
-// calling thread: a handoff costs more than it saves, and the other core would pull the cache
-// lines over.
+// Under about 256 K cell visits the work stays on the calling thread: a handoff costs more than
+// it saves, and the other core would pull the cache lines over. Except a pool of few pixels and
+// many channels over 32 K cells (a global pool of 7x7x1280 bytes: 10 us alone): it comes after a
+// convolution whose threads each wrote some of the channels, so on one thread half of its input
+// crosses from the other core (18 us at 2 threads); split by channels, each thread reads mostly
+// the channels it wrote (10 us). The caller gives it the pool only when it has threads to spare
+// (EstimateSerialNs prices the crossing).
 template <class Fn>
 void ForEachPixelBlock(ThreadPool* pool, const reference::PoolParams& p, int64_t pixels, int depth, const Fn& fn) {
   const double visits = static_cast<double>(pixels) * p.filter_h * p.filter_w * depth;  // an upper bound
-  const int threads = visits < 262144.0 ? 1 : NumThreads(pool);
+  const bool by_channels = pixels < 4 * NumThreads(pool) && depth > 64;
+  const int threads = visits < (by_channels ? 32768.0 : 262144.0) ? 1 : NumThreads(pool);
   const int blocks = (depth + kChannelBlock - 1) / kChannelBlock;
   if (threads == 1) {
     for (int64_t pixel = 0; pixel < pixels; ++pixel) {

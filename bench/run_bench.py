@@ -218,6 +218,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=6, help="back-to-back 1 / N thread pairs for the paired speed-ups")
+    ap.add_argument("--pair-runs", type=int, default=300, help="runs of each side of a pair")
     ap.add_argument("--runs", type=int, default=20, help="timed runs per round and runtime")
     ap.add_argument("--round-ms", type=float, default=50.0,
                     help="fast models get runs up to this many ms of edgerun per round (same count for all)")
@@ -348,17 +350,42 @@ def main():
     speeds_after = b.core_speeds(probe["path"], probe["inputs"]) if probe and len(threads_list) > 1 else {}
     core_speeds = dict(before=speeds_before, after=speeds_after,
                        core_to_core_ns=[p["core_to_core_ns"] for p in (peak_before, peak_after) if "core_to_core_ns" in p])
+    paired = paired_scaling(a, b, models, threads_list, extra) if len(threads_list) > 1 else {}
 
     with open(os.path.join(b.work, "results.json"), "w") as f:
         json.dump(dict(started=started, peak_before=peak_before, peak_after=peak_after, rows=rows,
-                       profiles=profiles, core_speeds=core_speeds), f, indent=1)
+                       profiles=profiles, core_speeds=core_speeds, paired_scaling=paired), f, indent=1)
     write_markdown(a, rows, profiles, peak, peak_int8, peak_before, started, load_start, load_average(), threads_list,
-                   core_speeds)
+                   core_speeds, paired)
     log("wrote %s" % a.out)
 
 
+def paired_scaling(a, b, models, threads_list, extra):
+    """edgerun's thread scaling on the MobileNet v2 models from back-to-back pairs: one thread, then
+    the most threads (the order alternating pair by pair), --pairs times. The table's speed-ups
+    divide medians taken tens of seconds apart, and this VM's cores change speed by the minute; a
+    pair's two runs see nearly the same machine. Returns {label: [ratio of each pair]}."""
+    out = {}
+    most = threads_list[-1]
+    for m in models:
+        if not (m.get("synthetic") == "mobilenet_v2" or "mobilenet_v2_1.0_224" in m["path"]):
+            continue
+        ratios = []
+        try:
+            for i in range(a.pairs):
+                order = [1, most] if i % 2 == 0 else [most, 1]
+                ms = {t: b.edgerun(m["path"], m["inputs"], t, a.pair_runs, extra)["latency_ms"]["median"] for t in order}
+                ratios.append(ms[1] / ms[most])
+        except Exception as e:
+            log("paired scaling failed on %s: %s" % (m["label"], e))
+        if ratios:
+            out[m["label"]] = ratios
+            log("%s: paired speed-ups %s" % (m["label"], " ".join("%.2f" % r for r in ratios)))
+    return out
+
+
 def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_start, load_end, threads_list,
-                   core_speeds):
+                   core_speeds, paired=None):
     L = []
     L.append("# edgerun vs LiteRT.js and ONNX Runtime")
     L.append("")
@@ -444,6 +471,17 @@ def write_markdown(a, rows, profiles, peak, peak_int8, peak_raw, started, load_s
                 L.append("| %s | %s | %s |" % (label, fmt(r1["edgerun"] / r2["edgerun"] if r1["edgerun"] and r2["edgerun"] else None),
                                               fmt(r1["litert"] / r2["litert"] if r1["litert"] and r2["litert"] else None)))
         L.append("")
+        if paired:
+            L.append("Paired speed-ups (MobileNet v2; edgerun at 1 thread, then at %d, back to back, the order "
+                     "alternating, %d pairs of %d runs each; median of the pairs' ratios, then the lowest and highest). "
+                     "The speed-ups above divide medians taken tens of seconds apart, while this VM's cores change "
+                     "speed by the minute:" % (threads_list[-1], a.pairs, a.pair_runs))
+            L.append("")
+            L.append("| model | paired speed-up | lowest | highest |")
+            L.append("|---|---:|---:|---:|")
+            for label, ratios in paired.items():
+                L.append("| %s | %.2f | %.2f | %.2f |" % (label, statistics.median(ratios), min(ratios), max(ratios)))
+            L.append("")
         for when, speeds in (("before", core_speeds.get("before")), ("after", core_speeds.get("after"))):
             if not speeds or len(speeds) < 2:
                 continue

@@ -158,7 +158,12 @@ class FusedRowsKernel final : public DelegateKernel {
       // From the call on: a thread that starts late finishes late as surely as a slow one.
       seconds_[static_cast<size_t>(t)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
-    split_.Learn(seconds_);
+    // Tasks run one after the other on this thread say nothing about the threads' speeds.
+    if (pool != nullptr) {
+      split_.Learn(seconds_);
+    } else {
+      std::fill(seconds_.begin(), seconds_.end(), 0.0);
+    }
     if (out_of_memory) return Status::Error(StrCat(ctx.Location(), ": out of memory for ", strip_bytes_, " bytes of strip buffers"));
     return Status::Ok();
   }

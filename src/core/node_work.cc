@@ -174,14 +174,13 @@ double EstimateSerialNs(Subgraph& sg, int node_index) {
   if (!node.outputs.empty() && node.outputs[0] >= 0 && static_cast<size_t>(node.outputs[0]) < sg.num_tensors()) {
     const Shape& out_shape = sg.tensor(node.outputs[0])->shape;
     if (!out_shape.empty() && out_shape.back() > 0 && out_shape.back() < 32) macs_per_ns *= out_shape.back() / 32.0;
-  }
-  // A global average pool reads values a multi-threaded producer has just written: on one thread
-  // most of them come from the other cores' caches, at about 4 a ns (coral MobileNet v2's
-  // 7x7x1280 pool: 18 us at 2 threads, 10 us on one core alone).
-  const Tensor* first_output = node.outputs.empty() || node.outputs[0] < 0 ? nullptr : sg.tensor(node.outputs[0]);
-  if (node.builtin_code == tflite::BuiltinOperator_AVERAGE_POOL_2D && first_output != nullptr &&
-      first_output->shape.size() == 4 && first_output->shape[1] == 1 && first_output->shape[2] == 1) {
-    elements_per_ns = 4;
+    // A global average pool reads values a multi-threaded producer has just written: on one
+    // thread most of them come from the other cores' caches, at about 4 a ns (coral MobileNet
+    // v2's 7x7x1280 pool: 18 us at 2 threads, 10 us on one core alone).
+    if (node.builtin_code == tflite::BuiltinOperator_AVERAGE_POOL_2D && out_shape.size() == 4 && out_shape[1] == 1 &&
+        out_shape[2] == 1) {
+      elements_per_ns = 4;
+    }
   }
   double ns = elements / elements_per_ns;
   if (macs_per_ns > 0) {

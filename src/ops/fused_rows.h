@@ -53,7 +53,6 @@ class RowSplit {
   // from the last, so that one preempted run moves a range by a row or two, and no speed below a
   // quarter of the fastest's. Zeroes `seconds`.
   void Learn(std::vector<double>& seconds);
-  const std::vector<double>& speeds() const { return speed_; }
 
  private:
   std::vector<double> speed_;  // 0: not timed yet

@@ -48,7 +48,7 @@ void ForEachPixelBlock(ThreadPool* pool, const reference::PoolParams& p, int64_t
     }
     return;
   }
-  if (pixels < 4 * threads && depth > 64) {
+  if (by_channels) {
     // Few pixels: split the channels as well, in chunks of at least 64.
     const int chunks = std::min<int64_t>(4 * threads, (depth + 63) / 64);
     const int per_chunk = (depth + chunks - 1) / chunks;

@@ -55,7 +55,7 @@ TEST(BlockMemory, EverySizeIsAlignedWritableAndFreed) {
   FreeBlock(nullptr, size_t{8} << 20);
 }
 
-// Blocks from 64 KiB up to 2 MiB share huge-page chunks: they do not overlap, a freed range is
+// Blocks from a page up to 2 MiB share huge-page chunks: they do not overlap, a freed range is
 // used again (zeroed, as a fresh mapping is), and a chunk goes when its last block does.
 TEST(BlockMemory, MidSizeBlocksShareChunksThatGoWhenEmpty) {
   if (!MappedBlocksEnabled()) GTEST_SKIP() << "the sanitizers' builds use the C allocator";

@@ -58,7 +58,7 @@ void* MapHuge(size_t bytes) {
   return block;
 }
 
-// Blocks from 64 KiB up to 2 MiB (packed weights of one layer, scratch, a small arena) share
+// Blocks from a page up to 2 MiB (packed weights of one layer, scratch, a small arena) share
 // 2 MiB chunks, each asking for one transparent huge page. Measured on the development VM: the
 // first write of 40 blocks of 85 KiB took 4.8-5.4 ms as separate populated mappings (the
 // hypervisor maps each 4 KiB page on its first touch, MAP_POPULATE or not) and 0.4-0.5 ms in

@@ -51,7 +51,7 @@ struct DepthwiseState {
   std::vector<float> hybrid_scales;     // filter scale per output channel
   std::vector<int8_t> unpacked_filter;  // int4 filters as int8
   // The optimized integer kernel's filter: values plus offset as int32, made at the first eval.
-  std::vector<int32_t> filter_i32;
+  optimized::AlignedBuffer<int32_t> filter_i32;
   const void* filter_i32_source = nullptr;
   AsConvolution as_conv;  // one input channel (DepthwiseRunsAsConvolution)
 };

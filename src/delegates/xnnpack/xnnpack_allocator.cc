@@ -31,13 +31,16 @@ Mappings& TheMappings() {
 }
 
 thread_local std::function<void(size_t)>* release_before_packing = nullptr;
+// The blocks before which ReleaseBeforeEachPacking releases: each release is a TLB flush, worth
+// it before an operator's packed weights, not before its small workspaces.
+constexpr size_t kReleaseBeforeBlockBytes = 64 * 1024;
 
 void* Allocate(void*, size_t size) { return std::malloc(size); }
 void* Reallocate(void*, void* pointer, size_t size) { return std::realloc(pointer, size); }
 void Deallocate(void*, void* pointer) { std::free(pointer); }
 
 void* AlignedAllocate(void*, size_t alignment, size_t size) {
-  if (release_before_packing != nullptr && size >= kMappedBlockMinBytes) (*release_before_packing)(size);
+  if (release_before_packing != nullptr && size >= kReleaseBeforeBlockBytes) (*release_before_packing)(size);
   if (MappedBlocksEnabled() && size >= kMappedBlockMinBytes && alignment <= 4096) {
     void* block = AllocateBlock(size, alignment);
     if (block != nullptr) {

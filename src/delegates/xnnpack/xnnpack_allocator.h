@@ -9,7 +9,8 @@ struct xnn_allocator;
 
 namespace edgerun::xnnpack {
 
-// Passed to xnn_initialize: blocks of 64 KiB and more come pre-faulted from mmap.
+// Passed to xnn_initialize: blocks of a page (4 KiB) and more come from huge-page memory
+// (AllocateBlock).
 const xnn_allocator* PrefaultingAllocator();
 
 // False under the sanitizers (and without XNNPACK): every block then comes from malloc.

@@ -571,9 +571,10 @@ template <>
 struct IsEightBitRequantStage<RequantStage<uint8_t>> : std::true_type {};
 
 template <class W>
-void PrepareDepthwiseFilter(const W* filter, int64_t n, int32_t offset, std::vector<int32_t>* out) {
-  out->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) (*out)[i] = static_cast<int32_t>(filter[i]) + offset;
+void PrepareDepthwiseFilter(const W* filter, int64_t n, int32_t offset, AlignedBuffer<int32_t>* out) {
+  out->Resize(static_cast<size_t>(n));
+  int32_t* values = out->data();
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(filter[i]) + offset;
 }
 
 // int32 sums of one image (as reference::IntegerDepthwiseConv2D, depth multiplier 1); stage rows

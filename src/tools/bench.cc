@@ -226,8 +226,19 @@ int FindInput(Subgraph& sg, const std::string& name) {
   return -1;
 }
 
-// Resizes (explicit, then as the input files imply), allocates, fills the inputs.
-Status PrepareInputs(const Options& o, Subgraph& sg) {
+// The input files, read before the clock starts: they are the run's data, not the model's.
+Status ReadInputFiles(const Options& o, std::vector<TensorFile>* files) {
+  files->assign(o.inputs.size(), TensorFile{});
+  for (size_t k = 0; k < o.inputs.size(); ++k) {
+    // Raw bytes (or .npy); a string input's are split into lines once the model says which
+    // inputs are strings.
+    ER_RETURN_IF_ERROR(ReadTensorFile(o.inputs[k], /*text=*/false, &(*files)[k]));
+  }
+  return Status::Ok();
+}
+
+// Resizes (explicit, then as the input files imply) and allocates: part of init.
+Status ResizeAndAllocate(const Options& o, Subgraph& sg, std::vector<TensorFile>& files) {
   if (o.inputs.size() > sg.inputs().size()) {
     return Status::Errorf(o.model, ": ", o.inputs.size(), " input files given, the model has ", sg.inputs().size(),
                           " inputs");
@@ -237,12 +248,12 @@ Status PrepareInputs(const Options& o, Subgraph& sg) {
     if (position < 0) return Status::Errorf(o.model, ": --resize: no input named '", name, "'");
     ER_RETURN_IF_ERROR(sg.ResizeInputTensor(position, shape));
   }
-  std::vector<TensorFile> files(o.inputs.size());
-  for (size_t k = 0; k < o.inputs.size(); ++k) {
+  for (size_t k = 0; k < files.size(); ++k) {
     Tensor* t = sg.tensor(sg.inputs()[k]);
-    const bool text = t->type == TensorType::kString;
-    ER_RETURN_IF_ERROR(ReadTensorFile(o.inputs[k], text, &files[k]));
-    if (text) continue;
+    if (t->type == TensorType::kString) {
+      if (!files[k].has_shape) SplitTextLines(files[k].data, &files[k]);
+      continue;
+    }
     Shape shape;
     if (files[k].has_shape) {
       if (files[k].type != t->type) {
@@ -255,7 +266,12 @@ Status PrepareInputs(const Options& o, Subgraph& sg) {
     }
     if (shape != t->shape) ER_RETURN_IF_ERROR(sg.ResizeInputTensor(static_cast<int>(k), shape));
   }
-  ER_RETURN_IF_ERROR(sg.AllocateTensors());
+  return sg.AllocateTensors();
+}
+
+// Fills the inputs from their files, or with seeded random values: after init, as TFLite's
+// benchmark_model fills its inputs after "Initialized session".
+Status FillInputs(const Options& o, Subgraph& sg, const std::vector<TensorFile>& files) {
   for (size_t k = 0; k < sg.inputs().size(); ++k) {
     Tensor* t = sg.tensor(sg.inputs()[k]);
     if (t->type == TensorType::kString) {
@@ -382,6 +398,8 @@ int RunBench(const std::vector<std::string>& args) {
   options.fuse_all_row_chains = o.fuse_all;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 
+  std::vector<TensorFile> files;
+  if (Status st = ReadInputFiles(o, &files); !st.ok()) return Fail(st.message());
   const auto t_load = Clock::now();
   auto model = Model::FromFile(o.model);
   if (!model.ok()) return Fail(model.status().message());
@@ -397,8 +415,9 @@ int RunBench(const std::vector<std::string>& args) {
     subgraph_index = runner->subgraph_index();
   }
   Subgraph& sg = *interpreter.subgraph(subgraph_index);
-  if (Status st = PrepareInputs(o, sg); !st.ok()) return Fail(st.message());
+  if (Status st = ResizeAndAllocate(o, sg, files); !st.ok()) return Fail(st.message());
   const auto t_ready = Clock::now();
+  if (Status st = FillInputs(o, sg, files); !st.ok()) return Fail(st.message());
 
   Progress progress(o.progress);
   if (Status st = sg.Invoke(); !st.ok()) return Fail(st.message());

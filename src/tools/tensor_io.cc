@@ -124,21 +124,26 @@ Status ReadTensorFile(const std::string& path, bool want_text, TensorFile* file)
   ER_RETURN_IF_ERROR(ReadFileBytes(path, &raw));
   if (raw.size() >= 6 && std::memcmp(raw.data(), "\x93NUMPY", 6) == 0) return ParseNpy(path, raw, file);
   if (want_text) {
-    file->is_text = true;
-    std::string line;
-    for (uint8_t c : raw) {
-      if (c == '\n') {
-        file->lines.push_back(line);
-        line.clear();
-      } else {
-        line += static_cast<char>(c);
-      }
-    }
-    if (!line.empty()) file->lines.push_back(line);
+    SplitTextLines(raw, file);
     return Status::Ok();
   }
   file->data = std::move(raw);
   return Status::Ok();
+}
+
+void SplitTextLines(const std::vector<uint8_t>& raw, TensorFile* file) {
+  file->is_text = true;
+  file->lines.clear();
+  std::string line;
+  for (uint8_t c : raw) {
+    if (c == '\n') {
+      file->lines.push_back(line);
+      line.clear();
+    } else {
+      line += static_cast<char>(c);
+    }
+  }
+  if (!line.empty()) file->lines.push_back(line);
 }
 
 Status WriteNpy(const std::string& path, const Tensor& tensor) {

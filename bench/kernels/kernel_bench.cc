@@ -107,7 +107,7 @@ struct Store {
   std::deque<Buffer<int16_t>> i16;
   std::deque<Buffer<int32_t>> i32;
   std::deque<Buffer<int64_t>> i64;
-  std::vector<std::unique_ptr<std::vector<int32_t>>> filters_i32;
+  std::vector<std::unique_ptr<optimized::AlignedBuffer<int32_t>>> filters_i32;
   std::vector<std::unique_ptr<optimized::ConvFilterF32>> packed_f32;
   std::vector<std::unique_ptr<optimized::ConvFilterI16>> packed_i16;
   std::vector<std::unique_ptr<optimized::ConvFilterI8>> packed_i8;
@@ -227,7 +227,7 @@ void AddInt8Conv(std::vector<Case>& cases, Store& s, ThreadPool* pool, int hw, i
   auto& mult = s.i32.emplace_back(d.out_c, 1 << 30);
   auto& shift = *s.ints.emplace_back(std::make_unique<std::vector<int>>(d.out_c, -8));
   auto& scale = s.f.emplace_back(d.out_c, 1.0f / 512);
-  auto& f32 = *s.filters_i32.emplace_back(std::make_unique<std::vector<int32_t>>());  // the runtime's own type
+  auto& f32 = *s.filters_i32.emplace_back(std::make_unique<optimized::AlignedBuffer<int32_t>>());  // the runtime's own type
   optimized::PrepareDepthwiseFilter(f.data(), static_cast<int64_t>(f.size()), 0, &f32);
   auto& packed = *s.packed_i16.emplace_back(std::make_unique<optimized::ConvFilterI16>());
   auto& packed_i8 = *s.packed_i8.emplace_back(std::make_unique<optimized::ConvFilterI8>());

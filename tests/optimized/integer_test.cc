@@ -476,7 +476,7 @@ void CheckDepthwise(Random& r, ThreadPool* pool) {
     reference::IntegerDepthwiseConv2D<Acc>(p, d, 1, input.data(), input_offset, filter.data(), filter_offset,
                                            want.data(), scratch, emit);
   });
-  std::vector<int32_t> filter32;
+  AlignedBuffer<int32_t> filter32;
   PrepareDepthwiseFilter(filter.data(), static_cast<int64_t>(filter.size()), filter_offset, &filter32);
   if constexpr (std::is_same_v<Acc, int32_t>) {
     IntegerDepthwiseConv2D(pool, p, d, input.data(), input_offset, filter32.data(), Stage<Out>(q, b, got.data(), d.out_c));

@@ -3,6 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SHARED ?= $(abspath ../shared)
 CMAKE_FLAGS ?=
+# bash for pipefail: a failed build must fail `make`, not hide behind the output filter.
+SHELL := /bin/bash
 
 .PHONY: all deps build demo test test-unit conformance corpus docs clean
 
@@ -15,7 +17,7 @@ $(BUILD)/CMakeCache.txt:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DEDGERUN_SHARED_DIR=$(SHARED) $(CMAKE_FLAGS) >/dev/null
 
 build: deps $(BUILD)/CMakeCache.txt
-	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory | grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built)|^Consolidate|^Scanning|^Generating' || true
+	@set -o pipefail; cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory | { grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built)|^Consolidate|^Scanning|^Generating' || true; }
 	@test -x $(BUILD)/edgerun
 
 demo: build
@@ -73,7 +75,7 @@ $(ASAN_BUILD)/CMakeCache.txt:
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZER_OPT)" -DEDGERUN_FUZZ=ON -DEDGERUN_SHARED_DIR=$(SHARED) $(CMAKE_FLAGS) >/dev/null
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
-	@cmake --build $(ASAN_BUILD) -j $(JOBS) -- --no-print-directory | grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built)|^Consolidate|^Scanning|^Generating' || true
+	@set -o pipefail; cmake --build $(ASAN_BUILD) -j $(JOBS) -- --no-print-directory | { grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built)|^Consolidate|^Scanning|^Generating' || true; }
 	@test -x $(ASAN_BUILD)/edgerun && test -x $(ASAN_BUILD)/fuzz_graph
 
 $(TSAN_BUILD)/CMakeCache.txt:
@@ -82,7 +84,7 @@ $(TSAN_BUILD)/CMakeCache.txt:
 	  -DEDGERUN_SHARED_DIR=$(SHARED) $(CMAKE_FLAGS) >/dev/null
 
 build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
-	@cmake --build $(TSAN_BUILD) -j $(JOBS) -- --no-print-directory | grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built)|^Consolidate|^Scanning|^Generating' || true
+	@set -o pipefail; cmake --build $(TSAN_BUILD) -j $(JOBS) -- --no-print-directory | { grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built)|^Consolidate|^Scanning|^Generating' || true; }
 	@test -x $(TSAN_BUILD)/tests/edgerun_tests
 
 # The whole test suite (unit, conformance, cli, fuzz replays) under AddressSanitizer +

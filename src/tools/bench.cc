@@ -17,6 +17,7 @@
 #include "core/thread_pool.h"
 #include "edgerun/interpreter.h"
 #include "tools/cli.h"
+#include "tools/model_inputs.h"
 #include "tools/profile.h"
 #include "tools/tensor_io.h"
 
@@ -217,83 +218,6 @@ size_t PeakRssBytes() {
   return static_cast<size_t>(usage.ru_maxrss) * 1024;
 }
 
-int FindInput(Subgraph& sg, const std::string& name) {
-  for (size_t i = 0; i < sg.inputs().size(); ++i) {
-    if (sg.tensor(sg.inputs()[i])->name == name) return static_cast<int>(i);
-  }
-  long long position;
-  if (ParseInt(name, &position) && position < static_cast<long long>(sg.inputs().size())) return static_cast<int>(position);
-  return -1;
-}
-
-// The input files, read before the clock starts: they are the run's data, not the model's.
-Status ReadInputFiles(const Options& o, std::vector<TensorFile>* files) {
-  files->assign(o.inputs.size(), TensorFile{});
-  for (size_t k = 0; k < o.inputs.size(); ++k) {
-    // Raw bytes (or .npy); a string input's are split into lines once the model says which
-    // inputs are strings.
-    ER_RETURN_IF_ERROR(ReadTensorFile(o.inputs[k], /*text=*/false, &(*files)[k]));
-  }
-  return Status::Ok();
-}
-
-// Resizes (explicit, then as the input files imply) and allocates: part of init.
-Status ResizeAndAllocate(const Options& o, Subgraph& sg, std::vector<TensorFile>& files) {
-  if (o.inputs.size() > sg.inputs().size()) {
-    return Status::Errorf(o.model, ": ", o.inputs.size(), " input files given, the model has ", sg.inputs().size(),
-                          " inputs");
-  }
-  for (const auto& [name, shape] : o.resizes) {
-    const int position = FindInput(sg, name);
-    if (position < 0) return Status::Errorf(o.model, ": --resize: no input named '", name, "'");
-    ER_RETURN_IF_ERROR(sg.ResizeInputTensor(position, shape));
-  }
-  for (size_t k = 0; k < files.size(); ++k) {
-    Tensor* t = sg.tensor(sg.inputs()[k]);
-    if (t->type == TensorType::kString) {
-      if (!files[k].has_shape) SplitTextLines(files[k].data, &files[k]);
-      continue;
-    }
-    Shape shape;
-    if (files[k].has_shape) {
-      if (files[k].type != t->type) {
-        return Status::Errorf(o.inputs[k], ": .npy has dtype ", TensorTypeName(files[k].type), ", input ", k, " is ",
-                              TensorTypeName(t->type));
-      }
-      shape = files[k].shape;
-    } else if (Status st = InferShapeFromBytes(*t, files[k].data.size(), &shape); !st.ok()) {
-      return Status::Errorf(o.inputs[k], ": ", st.message());
-    }
-    if (shape != t->shape) ER_RETURN_IF_ERROR(sg.ResizeInputTensor(static_cast<int>(k), shape));
-  }
-  return sg.AllocateTensors();
-}
-
-// Fills the inputs from their files, or with seeded random values: after init, as TFLite's
-// benchmark_model fills its inputs after "Initialized session".
-Status FillInputs(const Options& o, Subgraph& sg, const std::vector<TensorFile>& files) {
-  for (size_t k = 0; k < sg.inputs().size(); ++k) {
-    Tensor* t = sg.tensor(sg.inputs()[k]);
-    if (t->type == TensorType::kString) {
-      const std::vector<uint8_t> bytes =
-          WriteStringTensor(k < files.size() ? files[k].lines : std::vector<std::string>{"edgerun"});
-      if (!t->owned.Reserve(bytes.size())) return Status::Error("out of memory");
-      std::memcpy(t->owned.data(), bytes.data(), bytes.size());
-      t->data = t->owned.data();
-      t->bytes = bytes.size();
-      t->shape = {static_cast<int32_t>(k < files.size() ? files[k].lines.size() : 1)};
-    } else if (k < files.size()) {
-      if (files[k].data.size() != t->bytes) {
-        return Status::Errorf(o.inputs[k], ": ", files[k].data.size(), " bytes for input ", k, " of ", t->bytes, " bytes");
-      }
-      if (t->bytes > 0) std::memcpy(t->data, files[k].data.data(), t->bytes);
-    } else {
-      FillRandom(t, static_cast<uint64_t>(o.seed) * 1000003 + k);
-    }
-  }
-  return Status::Ok();
-}
-
 struct Latency {
   double min = 0, max = 0, median = 0, mean = 0, p90 = 0, p99 = 0, std = 0;
 };
@@ -398,8 +322,9 @@ int RunBench(const std::vector<std::string>& args) {
   options.fuse_all_row_chains = o.fuse_all;
   if (Status st = ApplyDelegate(o.delegate, &options, &delegate); !st.ok()) return Fail(st.message());
 
+  // The input files are the run's data, not the model's: read before the clock starts.
   std::vector<TensorFile> files;
-  if (Status st = ReadInputFiles(o, &files); !st.ok()) return Fail(st.message());
+  if (Status st = ReadInputFiles(o.inputs, &files); !st.ok()) return Fail(st.message());
   const auto t_load = Clock::now();
   auto model = Model::FromFile(o.model);
   if (!model.ok()) return Fail(model.status().message());
@@ -415,9 +340,13 @@ int RunBench(const std::vector<std::string>& args) {
     subgraph_index = runner->subgraph_index();
   }
   Subgraph& sg = *interpreter.subgraph(subgraph_index);
-  if (Status st = ResizeAndAllocate(o, sg, files); !st.ok()) return Fail(st.message());
+  if (Status st = ResizeInputs(o.model, o.resizes, o.inputs, files, sg); !st.ok()) return Fail(st.message());
+  if (Status st = sg.AllocateTensors(); !st.ok()) return Fail(st.message());
   const auto t_ready = Clock::now();
-  if (Status st = FillInputs(o, sg, files); !st.ok()) return Fail(st.message());
+  // After init, as TFLite's benchmark_model fills its inputs after "Initialized session".
+  if (Status st = FillInputs(o.model, o.inputs, files, static_cast<uint64_t>(o.seed), sg); !st.ok()) {
+    return Fail(st.message());
+  }
 
   Progress progress(o.progress);
   if (Status st = sg.Invoke(); !st.ok()) return Fail(st.message());

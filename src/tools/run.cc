@@ -13,6 +13,7 @@
 #include "core/subgraph.h"
 #include "edgerun/interpreter.h"
 #include "tools/cli.h"
+#include "tools/model_inputs.h"
 #include "tools/tensor_io.h"
 
 namespace edgerun::tools {
@@ -148,42 +149,6 @@ int ParseOptions(const std::vector<std::string>& args, Options* o) {
   return kExitOk;
 }
 
-int FindInput(Subgraph& sg, const std::string& name) {
-  for (size_t i = 0; i < sg.inputs().size(); ++i) {
-    if (sg.tensor(sg.inputs()[i])->name == name) return static_cast<int>(i);
-  }
-  long long position;
-  if (ParseInt(name, &position) && position < static_cast<long long>(sg.inputs().size())) return static_cast<int>(position);
-  return -1;
-}
-
-// Fills a string input (already of the right shape) with the lines.
-Status SetStrings(Tensor* t, const std::vector<std::string>& lines) {
-  if (static_cast<int64_t>(lines.size()) != t->num_elements()) {
-    return Status::Errorf(lines.size(), " strings for input '", t->name, "' of shape ", ShapeToString(t->shape));
-  }
-  const std::vector<uint8_t> bytes = WriteStringTensor(lines);
-  if (!t->owned.Reserve(bytes.size())) return Status::Error("out of memory");
-  std::memcpy(t->owned.data(), bytes.data(), bytes.size());
-  t->data = t->owned.data();
-  t->bytes = bytes.size();
-  return Status::Ok();
-}
-
-// The shape a string input takes for `count` lines: the model's when it holds that many strings,
-// else the model's with the first dimension changed (a 1-D input becomes [count]).
-Status StringInputShape(const Tensor& t, size_t count, Shape* shape) {
-  *shape = t.shape;
-  if (t.num_elements() == static_cast<int64_t>(count)) return Status::Ok();
-  if (shape->empty()) return Status::Errorf("input '", t.name, "' is a single string, the file has ", count, " lines");
-  const int64_t rest = NumElements(Shape(shape->begin() + 1, shape->end()));
-  if (rest <= 0 || count % static_cast<size_t>(rest) != 0) {
-    return Status::Errorf(count, " lines do not fill input '", t.name, "' of shape ", ShapeToString(t.shape));
-  }
-  (*shape)[0] = static_cast<int32_t>(count / static_cast<size_t>(rest));
-  return Status::Ok();
-}
-
 std::string FormatValue(double v) {
   std::ostringstream s;
   s << std::setprecision(6) << v;
@@ -225,68 +190,22 @@ int RunRun(const std::vector<std::string>& args) {
     subgraph_index = runner->subgraph_index();
   }
   Subgraph& sg = *interpreter.subgraph(subgraph_index);
-  const size_t num_inputs = sg.inputs().size();
-  if (o.inputs.size() > num_inputs) {
-    return Fail(StrCat(o.model, ": ", o.inputs.size(), " input files given, the model has ", num_inputs, " inputs"));
-  }
-
   // Shapes first (explicit --resize, then what the files imply), then allocate, then fill.
-  for (const auto& [name, shape] : o.resizes) {
-    const int position = FindInput(sg, name);
-    if (position < 0) return Fail(StrCat(o.model, ": --resize: no input named '", name, "'"));
-    if (Status st = sg.ResizeInputTensor(position, shape); !st.ok()) return Fail(st.message());
-  }
-  std::vector<TensorFile> files(o.inputs.size());
-  for (size_t k = 0; k < o.inputs.size(); ++k) {
-    Tensor* t = sg.tensor(sg.inputs()[k]);
-    const bool text = t->type == TensorType::kString;
-    if (Status st = ReadTensorFile(o.inputs[k], text, &files[k]); !st.ok()) return Fail(st.message());
-    Shape shape;
-    if (text) {
-      if (Status st = StringInputShape(*t, files[k].lines.size(), &shape); !st.ok()) {
-        return Fail(StrCat(o.inputs[k], ": ", st.message()));
-      }
-    } else if (files[k].has_shape) {
-      if (files[k].type != t->type) {
-        return Fail(StrCat(o.inputs[k], ": .npy has dtype ", TensorTypeName(files[k].type), ", input ", k, " '", t->name,
-                           "' is ", TensorTypeName(t->type)));
-      }
-      shape = files[k].shape;
-    } else if (Status st = InferShapeFromBytes(*t, files[k].data.size(), &shape); !st.ok()) {
-      return Fail(StrCat(o.inputs[k], ": ", st.message()));
-    }
-    if (shape != t->shape) {
-      if (Status st = sg.ResizeInputTensor(static_cast<int>(k), shape); !st.ok()) {
-        return Fail(StrCat(o.inputs[k], ": ", st.message()));
-      }
-    }
-  }
+  std::vector<TensorFile> files;
+  if (Status st = ReadInputFiles(o.inputs, &files); !st.ok()) return Fail(st.message());
+  if (Status st = ResizeInputs(o.model, o.resizes, o.inputs, files, sg); !st.ok()) return Fail(st.message());
   if (Status st = sg.AllocateTensors(); !st.ok()) return Fail(st.message());
   const auto t2 = Clock::now();
-
+  if (Status st = FillInputs(o.model, o.inputs, files, static_cast<uint64_t>(o.seed), sg); !st.ok()) {
+    return Fail(st.message());
+  }
   json input_info = json::array();
-  for (size_t k = 0; k < num_inputs; ++k) {
-    Tensor* t = sg.tensor(sg.inputs()[k]);
-    std::string source = "random";
-    if (k < files.size()) {
-      source = o.inputs[k];
-      if (t->type == TensorType::kString) {
-        if (Status st = SetStrings(t, files[k].lines); !st.ok()) return Fail(st.message());
-      } else if (files[k].data.size() != t->bytes) {
-        return Fail(StrCat(o.inputs[k], ": ", files[k].data.size(), " bytes for input ", k, " of ", t->bytes, " bytes"));
-      } else if (t->bytes > 0) {
-        std::memcpy(t->data, files[k].data.data(), t->bytes);
-      }
-    } else if (t->type == TensorType::kString) {
-      const int64_t count = t->num_elements();
-      if (count < 0 || count > (1 << 20)) return Fail(StrCat(o.model, ": string input '", t->name, "' is too large"));
-      if (Status st = SetStrings(t, std::vector<std::string>(static_cast<size_t>(count), "edgerun")); !st.ok()) {
-        return Fail(st.message());
-      }
-    } else {
-      FillRandom(t, static_cast<uint64_t>(o.seed) * 1000003 + k);
-    }
-    input_info.push_back({{"name", t->name}, {"dtype", TensorTypeName(t->type)}, {"shape", t->shape}, {"source", source}});
+  for (size_t k = 0; k < sg.inputs().size(); ++k) {
+    const Tensor* t = sg.tensor(sg.inputs()[k]);
+    input_info.push_back({{"name", t->name},
+                          {"dtype", TensorTypeName(t->type)},
+                          {"shape", t->shape},
+                          {"source", k < o.inputs.size() ? o.inputs[k] : "random"}});
   }
 
   const auto t3 = Clock::now();

@@ -137,6 +137,7 @@ void SplitTextLines(const std::vector<uint8_t>& raw, TensorFile* file) {
   std::string line;
   for (uint8_t c : raw) {
     if (c == '\n') {
+      if (!line.empty() && line.back() == '\r') line.pop_back();  // a Windows line end
       file->lines.push_back(line);
       line.clear();
     } else {

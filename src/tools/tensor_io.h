@@ -25,7 +25,8 @@ Status WriteFileBytes(const std::string& path, const void* data, size_t size);
 
 // Reads a .npy file (little-endian, C order) or raw bytes; for string tensors, text lines.
 Status ReadTensorFile(const std::string& path, bool want_text, TensorFile* file);
-// The lines of a text file read as raw bytes (ReadTensorFile with want_text does the same).
+// The lines of a text file read as raw bytes (ReadTensorFile with want_text does the same), without
+// their line ends (\n or \r\n); a last line without one counts too.
 void SplitTextLines(const std::vector<uint8_t>& raw, TensorFile* file);
 Status WriteNpy(const std::string& path, const Tensor& tensor);
 

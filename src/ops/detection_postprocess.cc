@@ -152,11 +152,12 @@ Status Prepare(OpContext& ctx) {
     }
   }
   if (anchors->type == TensorType::kUInt8) state.anchor.Fill(*anchors);
-  // Eval's vectors at their largest (bounded by the inputs' sizes), so that runs allocate nothing.
+  // Eval's vectors at their largest (bounded by the inputs' sizes), so that runs allocate nothing;
+  // reserved, not filled: their pages are touched by the first run, not at start-up.
   state.candidates.reserve(static_cast<size_t>(num_boxes));
   state.selected.reserve(static_cast<size_t>(std::min(num_boxes, std::max(p.max_detections, 0))));
-  state.class_scores.resize(static_cast<size_t>(num_boxes));
-  state.best.resize(static_cast<size_t>(num_boxes));
+  state.class_scores.reserve(static_cast<size_t>(num_boxes));
+  state.best.reserve(static_cast<size_t>(num_boxes));
   return Status::Ok();
 }
 
@@ -299,6 +300,7 @@ Status Eval(OpContext& ctx) {
   if (p.regular_nms) {
     const int per_class = std::min(p.detections_per_class, p.max_detections);
     if (per_class <= 0) return ctx.Error("detections_per_class and max_detections must be positive");
+    state.class_scores.resize(static_cast<size_t>(num_boxes));
     float* class_scores = state.class_scores.data();
     for (int c = 0; c < p.num_classes; ++c) {
       for (int b = 0; b < num_boxes; ++b) class_scores[b] = scores[int64_t{b} * with_background + c + offset];
@@ -319,6 +321,7 @@ Status Eval(OpContext& ctx) {
   // anchor was 26880 allocations a run for the traffic SSD).
   std::vector<int>& top_classes = state.top_classes;
   top_classes.resize(static_cast<size_t>(num_boxes) * per_anchor);
+  state.best.resize(static_cast<size_t>(num_boxes));
   float* best = state.best.data();
   std::vector<int>& order = state.order;
   order.resize(per_anchor == 1 ? 0 : p.num_classes);

@@ -52,6 +52,13 @@ bench: build
 	@python3 bench/run_bench.py --edgerun $(BUILD)/edgerun --fma-peak $(BUILD)/fma_peak --shared $(SHARED) \
 	  --work $(BUILD)/bench --out bench/results.md $(BENCH_ARGS)
 
+# Every conformance case against LiteRT.js at 1 thread (bench/corpus_sweep.py): writes bench/corpus.md.
+.PHONY: bench-corpus
+bench-corpus: build
+	@scripts/install-deps.sh --bench
+	@cd bench && { [ -f node_modules/@litertjs/core/package.json ] || npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; }
+	@python3 bench/corpus_sweep.py --edgerun $(BUILD)/edgerun --cases $(SHARED)/conformance --out bench/corpus.md
+
 # ---- hardening: sanitizer builds, fuzzing, leak checks (docs/robustness.md) ----
 # test-asan and fuzz share one clang build (ASan + UBSan + libFuzzer instrumentation); test-tsan
 # is a g++ ThreadSanitizer build. Both leave the Python module out: a sanitizer runtime cannot be

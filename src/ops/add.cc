@@ -34,6 +34,7 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   switch (state.kind) {
     case BinaryKind::kQuantized:
       if (EvalInt16SameShapeOrRow(ctx, q, 0)) return Status::Ok();
+      if (EvalQuantized8BitAddSubByInputTables(ctx, q, /*subtract=*/false)) return Status::Ok();
       return EvalQuantizedBinary(ctx, [&q](int32_t a, int32_t b) { return reference::QuantizedAddSub(a, b, q, false); });
     case BinaryKind::kXnnpackAddSub: {
       const quant::xnn::AddParams& p = state.xnn_add;

@@ -145,6 +145,41 @@ bool EvalInt16SameShapeOrRow(OpContext& ctx, const reference::QuantizedBinaryPar
   return true;
 }
 
+namespace {
+
+template <class T>
+void AddSubByInputTables(OpContext& ctx, const reference::QuantizedBinaryParams& q, bool subtract) {
+  int32_t scaled_a[256], scaled_b[256];
+  for (int byte = 0; byte < 256; ++byte) {
+    const int32_t value = static_cast<T>(static_cast<uint8_t>(byte));
+    scaled_a[byte] =
+        quant::MultiplyByQuantizedMultiplier((q.input1_offset + value) * (1 << q.left_shift), q.input1_multiplier, q.input1_shift);
+    scaled_b[byte] =
+        quant::MultiplyByQuantizedMultiplier((q.input2_offset + value) * (1 << q.left_shift), q.input2_multiplier, q.input2_shift);
+  }
+  const int32_t sign = subtract ? -1 : 1;
+  EvalQuantizedBinaryAs<T, T>(ctx, [&](int32_t a, int32_t b) {
+    const int32_t raw = scaled_a[static_cast<uint8_t>(a)] + sign * scaled_b[static_cast<uint8_t>(b)];
+    return reference::ClampToActivation(
+        int64_t{quant::MultiplyByQuantizedMultiplier(raw, q.output_multiplier, q.output_shift)} + q.output_offset, q);
+  });
+}
+
+}  // namespace
+
+bool EvalQuantized8BitAddSubByInputTables(OpContext& ctx, const reference::QuantizedBinaryParams& q, bool subtract) {
+  const TensorType type = ctx.output(0)->type;
+  if (ctx.input(0)->type != type || ctx.input(1)->type != type || ctx.output(0)->num_elements() < 256) return false;
+  if (type == TensorType::kUInt8) {
+    AddSubByInputTables<uint8_t>(ctx, q, subtract);
+  } else if (type == TensorType::kInt8) {
+    AddSubByInputTables<int8_t>(ctx, q, subtract);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 Status PrepareQuantizedAddSub(OpContext& ctx, BinaryOpState& state, bool pot_scale_int16, bool subtract) {
   state.kind = BinaryKind::kPlain;
   if (!UsesQuantizedKernel(ctx)) return Status::Ok();

@@ -73,6 +73,11 @@ bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p);
 // (optimized::BinaryI16Fn) when both operands have the output's shape, or one does and the other
 // is a row of its trailing dims (a per-channel bias); false: use another path.
 bool EvalInt16SameShapeOrRow(OpContext& ctx, const reference::QuantizedBinaryParams& q, int op);
+// 8-bit ADD / SUB with TFLite's general scales (kQuantized) on at least 256 output elements: each
+// input's rescaled value depends on its stored byte alone, so both are tabulated (256 values
+// each) and one of the three fixed-point rescalings per element remains. The same results as
+// reference::QuantizedAddSub; false (nothing done) for other types and small outputs.
+bool EvalQuantized8BitAddSubByInputTables(OpContext& ctx, const reference::QuantizedBinaryParams& q, bool subtract);
 // MUL / DIV on quantized types: offsets, the output multiplier (s_a * s_b / s_out, or
 // s_a / (s_b * s_out) when `divide`) and the activation range.
 Status PrepareQuantizedMulDiv(OpContext& ctx, BinaryOpState& state, bool divide);

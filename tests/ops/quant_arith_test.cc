@@ -313,6 +313,80 @@ TEST(QuantizedBinary, Int16VectorKernelMatchesScalarReference) {
       }
 }
 
+// 8-bit ADD / SUB with TFLite's general scales: outputs of 256 elements or more run on tables of
+// each input's rescaled values (EvalQuantized8BitAddSubByInputTables), smaller ones element by
+// element on reference::QuantizedAddSub. Every pair of stored values through both, bit for bit.
+template <class T>
+void CheckAddSubTablesAgainstScalar(TensorType type) {
+  std::vector<T> a, b;
+  AllPairs<T>(std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), 1, &a, &b);  // 65536 pairs, a-major
+  struct Scales {
+    float a, b, out;
+    int64_t za, zb, zo;
+  };
+  const Scales scales[] = {{0.0235294f, 0.0235294f, 0.0470588f, -128, -128, -128},  // the traffic SSD's LSTM state
+                           {0.02f, 0.5f, 0.3f, 3, -7, 11},
+                           {0.7f, 0.001f, 0.05f, -128, 127, -20},
+                           {1e-4f, 2e-4f, 1e-3f, 64, -64, 0}};
+  constexpr int kSmall = 128;  // under 256 output elements: the element-by-element path
+  for (tflite::BuiltinOperator code : {tflite::BuiltinOperator_ADD, tflite::BuiltinOperator_SUB}) {
+    for (const Scales& sc : scales) {
+      for (auto act : {tflite::ActivationFunctionType_NONE, tflite::ActivationFunctionType_RELU6}) {
+        const bool add = code == tflite::BuiltinOperator_ADD;
+        // The zero points above are int8 values; uint8's are 128 higher.
+        auto zero = [&](int64_t z) { return type == TensorType::kUInt8 ? z + 128 : z; };
+        auto build = [&](const Shape& a_shape, const Shape& b_shape) {
+          SingleOp op(code);
+          op.Input(type, a_shape, Q(sc.a, zero(sc.za)));
+          op.Input(type, b_shape, Q(sc.b, zero(sc.zb)));
+          op.Output(type, {}, Q(sc.out, zero(sc.zo)));
+          if (add) {
+            op.Options(tflite::BuiltinOptions_AddOptions, AddOptions(act, false));
+          } else {
+            op.Options(tflite::BuiltinOptions_SubOptions, SubOptions(act, false));
+          }
+          return op.Build(testing::TfliteReferenceArithmetic());
+        };
+        const std::string what = std::string(tflite::EnumNameBuiltinOperator(code)) + " scales " +
+                                 std::to_string(sc.a) + " " + std::to_string(sc.b) + " " + std::to_string(sc.out) +
+                                 (act == tflite::ActivationFunctionType_RELU6 ? " relu6" : "");
+        auto small = build({kSmall}, {kSmall});
+        ASSERT_TRUE(small) << what;
+        std::vector<T> want;
+        for (size_t i = 0; i < a.size(); i += kSmall) {
+          SetInput(*small, 0, std::vector<T>(a.begin() + static_cast<std::ptrdiff_t>(i), a.begin() + static_cast<std::ptrdiff_t>(i + kSmall)));
+          SetInput(*small, 1, std::vector<T>(b.begin() + static_cast<std::ptrdiff_t>(i), b.begin() + static_cast<std::ptrdiff_t>(i + kSmall)));
+          ASSERT_TRUE(small->Invoke().ok()) << what;
+          const auto part = GetOutput<T>(*small, 0);
+          want.insert(want.end(), part.begin(), part.end());
+        }
+        // Same shapes.
+        auto same = build({static_cast<int32_t>(a.size())}, {static_cast<int32_t>(b.size())});
+        ASSERT_TRUE(same) << what;
+        SetInput(*same, 0, a);
+        SetInput(*same, 1, b);
+        ASSERT_TRUE(same->Invoke().ok()) << what;
+        EXPECT_EQ(GetOutput<T>(*same, 0), want) << what << ", same shapes";
+        // A column against a row: element (i, j) pairs value i of a with value j of b, as above.
+        std::vector<T> column(256), row(256);
+        for (int i = 0; i < 256; ++i) column[static_cast<size_t>(i)] = a[static_cast<size_t>(i) * 256];
+        for (int j = 0; j < 256; ++j) row[static_cast<size_t>(j)] = b[static_cast<size_t>(j)];
+        auto broadcast = build({256, 1}, {1, 256});
+        ASSERT_TRUE(broadcast) << what;
+        SetInput(*broadcast, 0, column);
+        SetInput(*broadcast, 1, row);
+        ASSERT_TRUE(broadcast->Invoke().ok()) << what;
+        EXPECT_EQ(GetOutput<T>(*broadcast, 0), want) << what << ", broadcast";
+      }
+    }
+  }
+}
+
+TEST(QuantizedAdd, EightBitTablesMatchTheScalarPath) {
+  CheckAddSubTablesAgainstScalar<uint8_t>(TensorType::kUInt8);
+  CheckAddSubTablesAgainstScalar<int8_t>(TensorType::kInt8);
+}
+
 TEST(QuantizedDiv, Uint8MatchesRealQuotient) {
   std::vector<uint8_t> a, b;
   for (int x = 0; x <= 255; x += 5) {

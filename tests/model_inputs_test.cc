@@ -54,25 +54,28 @@ Status PrepareInputs(Interpreter& interpreter, const std::vector<std::string>& p
 }
 
 TEST(ModelInputs, TextFileLinesAreTheStringsOfAStringInput) {
-  auto interpreter = PickTwoStrings();
-  ASSERT_TRUE(interpreter);
-  // Five lines: the input grows from [3] to [5]; an empty line is an empty string, and the last
-  // line needs no newline.
-  TempFile text("five.txt", "zero\none two\n\nthree\nfour");
-  ASSERT_TRUE(PrepareInputs(*interpreter, {text.path()}).ok());
-  EXPECT_EQ(interpreter->input(0)->shape, (Shape{5}));
-  ER_ASSERT_INVOKE(*interpreter);
-  EXPECT_EQ(GetStringOutput(*interpreter, 0), (std::vector<std::string>{"", "zero"}));
-}
-
-TEST(ModelInputs, WindowsLineEndsAreNotPartOfTheStrings) {
-  auto interpreter = PickTwoStrings();
-  ASSERT_TRUE(interpreter);
-  TempFile text("crlf.txt", "alpha\r\nbeta\r\ngamma\r\n");
-  ASSERT_TRUE(PrepareInputs(*interpreter, {text.path()}).ok());
-  EXPECT_EQ(interpreter->input(0)->shape, (Shape{3}));
-  ER_ASSERT_INVOKE(*interpreter);
-  EXPECT_EQ(GetStringOutput(*interpreter, 0), (std::vector<std::string>{"gamma", "alpha"}));
+  struct Case {
+    const char* file;
+    const char* contents;
+    int32_t lines;
+    std::vector<std::string> picked;  // elements 2 and 0
+  };
+  const Case cases[] = {
+      // The input grows from [3] to [5]; an empty line is an empty string, and the last line
+      // needs no newline.
+      {"five.txt", "zero\none two\n\nthree\nfour", 5, {"", "zero"}},
+      // Windows line ends are not part of the strings.
+      {"crlf.txt", "alpha\r\nbeta\r\ngamma\r\n", 3, {"gamma", "alpha"}},
+  };
+  for (const Case& c : cases) {
+    auto interpreter = PickTwoStrings();
+    ASSERT_TRUE(interpreter);
+    TempFile text(c.file, c.contents);
+    ASSERT_TRUE(PrepareInputs(*interpreter, {text.path()}).ok()) << c.file;
+    EXPECT_EQ(interpreter->input(0)->shape, (Shape{c.lines})) << c.file;
+    ER_ASSERT_INVOKE(*interpreter);
+    EXPECT_EQ(GetStringOutput(*interpreter, 0), c.picked) << c.file;
+  }
 }
 
 TEST(ModelInputs, StringInputWithoutAFileHoldsOneWordPerElement) {

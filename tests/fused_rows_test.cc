@@ -235,6 +235,77 @@ TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
   }
 }
 
+// A convolution followed by the max pool that alone reads its output (ResNet's stem): random
+// windows, strides, paddings and activations, float32 / int8 / uint8, 1 to 3 threads; the same
+// bits as unfused.
+std::vector<uint8_t> ConvMaxPoolModel(TensorType type, int h, int w, int in_c, int out_c, int conv_k, int conv_s,
+                                      int pool_k, int pool_s, bool pool_same, Act pool_act, uint32_t seed) {
+  ModelBuilder b;
+  std::mt19937 rng(seed);
+  const bool q8 = type != kF32;
+  auto act = [&](float scale, int64_t zero) { return q8 ? Q(scale, type == kI8 ? zero : zero + 128) : QuantizationParams{}; };
+  const size_t filter_n = static_cast<size_t>(out_c) * conv_k * conv_k * in_c;
+  int filter, bias;
+  if (!q8) {
+    filter = b.AddConstant<float>("w", kF32, {out_c, conv_k, conv_k, in_c}, testing::RandomFloats(filter_n, rng(), -0.5f, 0.5f));
+    bias = b.AddConstant<float>("b", kF32, {out_c}, testing::RandomFloats(static_cast<size_t>(out_c), rng(), -0.3f, 0.3f));
+  } else {
+    std::vector<uint8_t> v(filter_n);
+    for (auto& x : v) x = static_cast<uint8_t>(type == kI8 ? static_cast<int>(rng() % 255) - 127 : rng() % 256);
+    filter = b.AddConstant(type == kI8 ? "w" : "w", type, {out_c, conv_k, conv_k, in_c}, v.data(), v.size(),
+                           Q(0.004f, type == kI8 ? 0 : 120));
+    std::vector<int32_t> bv(static_cast<size_t>(out_c));
+    for (auto& x : bv) x = static_cast<int32_t>(rng() % 2001) - 1000;
+    bias = b.AddConstant<int32_t>("b", TensorType::kInt32, {out_c}, bv, Q(0.0002f, 0));
+  }
+  const int x = b.AddTensor("x", type, {1, h, w, in_c}, act(0.05f, -3));
+  const int ch = OutSize(h, conv_k, conv_s, true), cw = OutSize(w, conv_k, conv_s, true);
+  const int conv = b.AddTensor("conv", type, {1, ch, cw, out_c}, act(0.04f, 5));
+  b.AddOp(Op::BuiltinOperator_CONV_2D, {x, filter, bias}, {conv}, tflite::BuiltinOptions_Conv2DOptions,
+          ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, conv_s, conv_s, Act::ActivationFunctionType_RELU)));
+  const int ph = OutSize(ch, pool_k, pool_s, pool_same), pw = OutSize(cw, pool_k, pool_s, pool_same);
+  const int pooled = b.AddTensor("pooled", type, {1, ph, pw, out_c}, act(0.04f, 5));
+  b.AddOp(Op::BuiltinOperator_MAX_POOL_2D, {conv}, {pooled}, tflite::BuiltinOptions_Pool2DOptions,
+          ER_OPTIONS(tflite::CreatePool2DOptions(fbb, pool_same ? tflite::Padding_SAME : tflite::Padding_VALID, pool_s,
+                                                 pool_s, pool_k, pool_k, pool_act)));
+  b.SetInputs({x});
+  b.SetOutputs({pooled});
+  return b.Finish();
+}
+
+TEST(FusedRows, ConvolutionThenMaxPoolGivesTheSameBitsAsUnfused) {
+  std::mt19937 rng(11);
+  int float_fused = 0;
+  for (int iter = 0; iter < 30; ++iter) {
+    const TensorType types[] = {kF32, kI8, kU8};
+    const TensorType type = types[rng() % 3];
+    const int h = 6 + static_cast<int>(rng() % 60), w = 4 + static_cast<int>(rng() % 40);
+    const int in_c = 1 + static_cast<int>(rng() % 8), out_c = 1 + static_cast<int>(rng() % 70);
+    const int windows[] = {1, 3, 7};
+    const int conv_k = windows[rng() % 3], conv_s = 1 + static_cast<int>(rng() % 2);
+    const int pool_k = 2 + static_cast<int>(rng() % 2), pool_s = 1 + static_cast<int>(rng() % 2);
+    const bool pool_same = rng() % 3 != 0;
+    const Act pool_act = rng() % 2 ? Act::ActivationFunctionType_NONE : Act::ActivationFunctionType_RELU6;
+    const std::string what = StrCat(TensorTypeName(type), " ", h, "x", w, "x", in_c, " conv ", conv_k, "/", conv_s, " -> ",
+                                    out_c, ", max pool ", pool_k, "/", pool_s, pool_same ? " same" : " valid");
+    SCOPED_TRACE(what);
+    const auto bytes = ConvMaxPoolModel(type, h, w, in_c, out_c, conv_k, conv_s, pool_k, pool_s, pool_same, pool_act,
+                                        static_cast<uint32_t>(iter));
+    const Result want = RunChain(bytes, false, 1, static_cast<uint32_t>(iter), false, false, /*winograd=*/false);
+    ASSERT_FALSE(want.outputs.empty());
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(StrCat(threads, " threads"));
+      const Result got = RunChain(bytes, true, threads, static_cast<uint32_t>(iter), false, false, /*winograd=*/false);
+      ASSERT_EQ(got.outputs, want.outputs);
+      if (threads == 1 && type == kF32) {
+        EXPECT_EQ(got.fused_nodes, 2);
+        float_fused += got.fused_nodes == 2;
+      }
+    }
+  }
+  EXPECT_GE(float_fused, 5);
+}
+
 TEST(FusedRows, AWinogradConvolutionStaysOutOfTheChain) {
   // A float 3x3 stride-1 convolution of 16+ channels runs by Winograd tiles from the image's
   // first row; by bands they would start at each band's: other rounding. It stays unfused, the

@@ -386,7 +386,8 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     if (n >= sg.num_model_nodes()) continue;
     const Node& node = nodes[n];
     if (node.builtin_code != tflite::BuiltinOperator_CONV_2D &&
-        node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D) {
+        node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D &&
+        node.builtin_code != tflite::BuiltinOperator_MAX_POOL_2D) {
       continue;
     }
     if (node.prepare_at_eval || node.outputs.size() != 1) continue;
@@ -436,6 +437,24 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     for (int c : chain) used[static_cast<size_t>(c)] = true;
     chains.push_back(std::move(chain));
   }
+  // A convolution and the max pool that alone reads its output (ResNet's stem): the pool reads
+  // each strip of the convolution's rows from cache instead of the whole output from memory, which
+  // only matters when that output is larger than a strip (ResNet-18's 3.2 MB: 1.48-1.75 ms for the
+  // two nodes -> 1.35-1.53 ms fused; tiny_cnn's 4 KB stay as they were).
+  for (size_t k = 0; k + 1 < plan.size(); ++k) {
+    if (used[k] || used[k + 1] || nodes[plan[k]].builtin_code != tflite::BuiltinOperator_CONV_2D ||
+        nodes[plan[k + 1]].builtin_code != tflite::BuiltinOperator_MAX_POOL_2D || !feeds_next(k)) {
+      continue;
+    }
+    std::vector<int> chain{static_cast<int>(k), static_cast<int>(k + 1)};
+    const Tensor& out = *sg.tensor(nodes[plan[k + 1]].outputs[0]);
+    if (!all && TensorBytes(*sg.tensor(nodes[plan[k]].outputs[0])) <= kStripBudgetBytes) continue;
+    if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads) continue;
+    if (!all && !WorthFusing(sg, nodes, plan, chain, threads)) continue;
+    used[k] = used[k + 1] = true;
+    chains.push_back(std::move(chain));
+  }
+  std::sort(chains.begin(), chains.end());
   return chains;
 }
 
@@ -450,6 +469,8 @@ std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx, int band_input) {
       return band_input == 0 ? MakeDepthwiseConv2DRowKernel(ctx) : nullptr;
     case tflite::BuiltinOperator_ADD:
       return MakeAddRowKernel(ctx, band_input);
+    case tflite::BuiltinOperator_MAX_POOL_2D:
+      return band_input == 0 ? MakeMaxPool2DRowKernel(ctx) : nullptr;
     default:
       return nullptr;
   }

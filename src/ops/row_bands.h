@@ -43,6 +43,7 @@ std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx, int band_input = 
 std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx);
 std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx);
 std::unique_ptr<RowKernel> MakeAddRowKernel(const OpContext& ctx, int band_input);
+std::unique_ptr<RowKernel> MakeMaxPool2DRowKernel(const OpContext& ctx);
 
 // Vertical window geometry of a convolution: the input rows [*first, *end) that output rows
 // [out_first, out_end) read, clipped to [0, in_h).

@@ -27,8 +27,9 @@ namespace edgerun::ops {
 
 // Chains of the execution plan worth fusing, as lists of plan positions (consecutive, in order):
 // a depthwise convolution with the convolution that feeds it and the 1x1 convolution it feeds,
-// and the residual ADD after those three, where each value between them is read by the next
-// member alone and all members run by bands.
+// and the residual ADD after those three; and a convolution with the MAX_POOL_2D after it whose
+// input (the convolution's output) is larger than a strip. Each value between them is read by the
+// next member alone and all members run by bands.
 // Unless `all`, two cost rules apply: with several threads, a chain whose output has fewer than
 // kMinRowsPerThread rows per thread leaves out its head convolution (whose window rows would be
 // recomputed at each thread boundary) and keeps the depthwise convolution onward, where nothing is

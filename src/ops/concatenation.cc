@@ -80,12 +80,25 @@ void RescaleSlices(OpContext& ctx, int index, int axis) {
   const float bias = static_cast<float>(-input->zero_point()) * scale;
   const float lo = static_cast<float>(std::numeric_limits<T>::min()), hi = static_cast<float>(std::numeric_limits<T>::max());
   const int32_t output_zero_point = output->zero_point();
+  auto rescale = [&](T v) {
+    const float rounded = std::round(static_cast<float>(v) * scale + bias) + static_cast<float>(output_zero_point);
+    return static_cast<T>(std::clamp(rounded, lo, hi));
+  };
+  // The result depends on the stored byte alone: over 256 values, one table of all 256 instead
+  // of a float multiply and round per value (the traffic SSD's ten concatenations of LSTM
+  // states and box predictions).
+  const bool by_table = outer * slice > 256;
+  T table[256];
+  if (by_table) {
+    for (int byte = 0; byte < 256; ++byte) table[byte] = rescale(static_cast<T>(static_cast<uint8_t>(byte)));
+  }
   T* out = output->data_as<T>();
   for (int64_t o = 0; o < outer; ++o) {
     T* p = out + o * row + offset;
-    for (int64_t j = 0; j < slice; ++j) {
-      const float rounded = std::round(static_cast<float>(p[j]) * scale + bias) + static_cast<float>(output_zero_point);
-      p[j] = static_cast<T>(std::clamp(rounded, lo, hi));
+    if (by_table) {
+      for (int64_t j = 0; j < slice; ++j) p[j] = table[static_cast<uint8_t>(p[j])];
+    } else {
+      for (int64_t j = 0; j < slice; ++j) p[j] = rescale(p[j]);
     }
   }
 }

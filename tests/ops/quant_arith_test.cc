@@ -626,6 +626,51 @@ TEST(QuantizedConcatenation, Uint8InputsOnOtherScalesAreRequantized) {
   EXPECT_EQ(GetOutput<uint8_t>(*interpreter, 0), (std::vector<uint8_t>{10, 12, 7, 0, 13, 138, 200, 29}));
 }
 
+// Over 256 rescaled values an input goes through a table of all 256 stored values, under that
+// value by value: every stored value through both, uint8 and int8, the same bits.
+template <class T>
+void CheckConcatTableAgainstDirect(TensorType type) {
+  const int64_t zero = type == TensorType::kUInt8 ? 128 : 0;
+  auto run = [&](int rows, int n, const std::vector<T>& a, const std::vector<T>& b) {
+    SingleOp op(tflite::BuiltinOperator_CONCATENATION);
+    op.Input(type, {rows, n}, Q(0.37f, zero - 11));  // rescaled onto the output's scale
+    op.Input(type, {rows, 3}, Q(0.9f, zero + 4));    // same as the output: copied
+    op.Output(type, {}, Q(0.9f, zero + 4));
+    op.Options(tflite::BuiltinOptions_ConcatenationOptions, ConcatAxis(-1));
+    auto interpreter = op.Build();
+    EXPECT_TRUE(interpreter);
+    if (!interpreter) return std::vector<T>{};
+    SetInput<T>(*interpreter, 0, a);
+    SetInput<T>(*interpreter, 1, b);
+    EXPECT_TRUE(interpreter->Invoke().ok());
+    return GetOutput<T>(*interpreter, 0);
+  };
+  std::vector<T> a(512), b{1, 2, 3, 4, 5, 6};
+  for (int i = 0; i < 256; ++i) {
+    a[static_cast<size_t>(i)] = static_cast<T>(static_cast<uint8_t>(i));
+    a[static_cast<size_t>(511 - i)] = static_cast<T>(static_cast<uint8_t>(i));
+  }
+  const std::vector<T> table = run(2, 256, a, b);  // 512 values: by table
+  std::vector<T> direct;
+  for (int row = 0; row < 2; ++row) {
+    std::vector<T> part;
+    for (int half = 0; half < 2; ++half) {  // 128 values a run: value by value
+      const auto first = a.begin() + row * 256 + half * 128;
+      const std::vector<T> out =
+          run(1, 128, std::vector<T>(first, first + 128), std::vector<T>(b.begin() + row * 3, b.begin() + row * 3 + 3));
+      part.insert(part.end(), out.begin(), out.begin() + 128);
+    }
+    part.insert(part.end(), b.begin() + row * 3, b.begin() + row * 3 + 3);
+    direct.insert(direct.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(table, direct) << TensorTypeName(type);
+}
+
+TEST(QuantizedConcatenation, RescalingByTableMatchesValueByValue) {
+  CheckConcatTableAgainstDirect<uint8_t>(TensorType::kUInt8);
+  CheckConcatTableAgainstDirect<int8_t>(TensorType::kInt8);
+}
+
 TEST(QuantizedConcatenation, Int8RescalesAndInt16CopiesAsStored) {
   {
     SingleOp op(tflite::BuiltinOperator_CONCATENATION);

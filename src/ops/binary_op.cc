@@ -152,16 +152,14 @@ void AddSubByInputTables(OpContext& ctx, const reference::QuantizedBinaryParams&
   int32_t scaled_a[256], scaled_b[256];
   for (int byte = 0; byte < 256; ++byte) {
     const int32_t value = static_cast<T>(static_cast<uint8_t>(byte));
-    scaled_a[byte] =
-        quant::MultiplyByQuantizedMultiplier((q.input1_offset + value) * (1 << q.left_shift), q.input1_multiplier, q.input1_shift);
-    scaled_b[byte] =
-        quant::MultiplyByQuantizedMultiplier((q.input2_offset + value) * (1 << q.left_shift), q.input2_multiplier, q.input2_shift);
+    scaled_a[byte] = reference::AddSubScaledInput(value, 1, q);
+    scaled_b[byte] = reference::AddSubScaledInput(value, 2, q);
   }
+  // SUB as the sum with the negated second input (|scaled| < 2^29: no overflow), which keeps the
+  // loop free of the choice.
   const int32_t sign = subtract ? -1 : 1;
   EvalQuantizedBinaryAs<T, T>(ctx, [&](int32_t a, int32_t b) {
-    const int32_t raw = scaled_a[static_cast<uint8_t>(a)] + sign * scaled_b[static_cast<uint8_t>(b)];
-    return reference::ClampToActivation(
-        int64_t{quant::MultiplyByQuantizedMultiplier(raw, q.output_multiplier, q.output_shift)} + q.output_offset, q);
+    return reference::AddSubOutput(scaled_a[static_cast<uint8_t>(a)] + sign * scaled_b[static_cast<uint8_t>(b)], q);
   });
 }
 

@@ -33,15 +33,21 @@ inline int32_t ClampToActivation(int64_t v, const QuantizedBinaryParams& p) {
 
 // ADD / SUB with general scales: both inputs are brought to a common scale with 20 (8-bit) or 15
 // (16-bit) bits of headroom, added, then rescaled to the output.
-inline int32_t QuantizedAddSub(int32_t a, int32_t b, const QuantizedBinaryParams& p, bool subtract) {
-  // |offset + value| <= 65535 and 65535 << 15 < 2^31: the shifts never overflow.
-  const int32_t shifted_a = (p.input1_offset + a) * (1 << p.left_shift);
-  const int32_t shifted_b = (p.input2_offset + b) * (1 << p.left_shift);
-  const int32_t scaled_a = quant::MultiplyByQuantizedMultiplier(shifted_a, p.input1_multiplier, p.input1_shift);
-  const int32_t scaled_b = quant::MultiplyByQuantizedMultiplier(shifted_b, p.input2_multiplier, p.input2_shift);
-  const int32_t raw = subtract ? scaled_a - scaled_b : scaled_a + scaled_b;
+// Its two steps: each input on the common scale (input 1 or 2), then their sum or difference on
+// the output's (the 8-bit kernel tabulates the first for all 256 stored values).
+inline int32_t AddSubScaledInput(int32_t value, int input, const QuantizedBinaryParams& p) {
+  // |offset + value| <= 65535 and 65535 << 15 < 2^31: the shift never overflows.
+  const int32_t shifted = ((input == 1 ? p.input1_offset : p.input2_offset) + value) * (1 << p.left_shift);
+  return input == 1 ? quant::MultiplyByQuantizedMultiplier(shifted, p.input1_multiplier, p.input1_shift)
+                    : quant::MultiplyByQuantizedMultiplier(shifted, p.input2_multiplier, p.input2_shift);
+}
+inline int32_t AddSubOutput(int32_t raw, const QuantizedBinaryParams& p) {
   return ClampToActivation(
       int64_t{quant::MultiplyByQuantizedMultiplier(raw, p.output_multiplier, p.output_shift)} + p.output_offset, p);
+}
+inline int32_t QuantizedAddSub(int32_t a, int32_t b, const QuantizedBinaryParams& p, bool subtract) {
+  const int32_t scaled_a = AddSubScaledInput(a, 1, p), scaled_b = AddSubScaledInput(b, 2, p);
+  return AddSubOutput(subtract ? scaled_a - scaled_b : scaled_a + scaled_b, p);
 }
 
 // int16 ADD / SUB with power-of-two scales and zero points 0: one input is shifted right (rounding)

@@ -52,7 +52,8 @@ struct Detection {
   float score;
 };
 
-// A uint8 tensor's 256 values, dequantized as ValueAt does.
+// A uint8 tensor's 256 values, dequantized in float ((q - zero point) * scale, as TFLite's
+// Dequantize for this op's inputs).
 struct Dequantized {
   float value[256];
   void Fill(const Tensor& t) {
@@ -67,10 +68,10 @@ struct State {
   std::vector<int> candidates, selected, top_classes, order;
   std::vector<float> class_scores, best;
   std::vector<Detection> detections;
-  // uint8 box encodings: each byte's value, its y and x over their scales, and the exponentials
-  // of its h and w over theirs (2 exps a box were half the op's time).
-  Dequantized encoding, anchor;
+  // uint8 box encodings: each byte's y and x over their scales and the exponentials of its h
+  // and w over theirs (2 exps a box were half the op's time); uint8 anchors: each byte's value.
   double y_over_scale[256], x_over_scale[256], exp_h[256], exp_w[256];
+  Dequantized anchor;
 };
 
 void* Init(OpContext& ctx) {
@@ -142,9 +143,10 @@ Status Prepare(OpContext& ctx) {
   ER_RETURN_IF_ERROR(ctx.RequestTemporary(0, TensorType::kFloat32, {num_boxes, 4}).status());
   ER_RETURN_IF_ERROR(ctx.RequestTemporary(1, TensorType::kFloat32, {num_boxes, with_background}).status());
   if (boxes->type == TensorType::kUInt8) {
-    state.encoding.Fill(*boxes);
+    Dequantized encoding;
+    encoding.Fill(*boxes);
     for (int q = 0; q < 256; ++q) {
-      const double v = state.encoding.value[q];
+      const double v = encoding.value[q];
       state.y_over_scale[q] = v / p.y_scale;
       state.x_over_scale[q] = v / p.x_scale;
       state.exp_h[q] = std::exp(v / p.h_scale);

@@ -93,13 +93,22 @@ Status Prepare(OpContext& ctx, ConvState& state) {
   return ctx.ResizeOutput(0, {input->dim(0), out_h, out_w, out_c});
 }
 
-// Whether the float32 kernel runs this convolution by Winograd F(2x2, 3x3).
-bool UsesWinograd(const OpContext& ctx, const ConvState& state) {
+// How the float32 kernel runs this convolution: by the direct sum, by Winograd F(2x2, 3x3) on
+// transformed filters packed once, or by F(2x2, 3x3) from the direct packing.
+enum class FloatConvWay { kDirect, kWinograd, kWinogradFromDirect };
+FloatConvWay FloatWay(const OpContext& ctx, const ConvState& state) {
   const Tensor* input = ctx.input(0);
   const Tensor* filter = ctx.input(1);
-  return input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32 &&
-         ctx.interpreter().options().float_winograd &&
-         optimized::WinogradF23Applies(state.params, filter->shape, input->dim(3) / filter->dim(3));
+  if (input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32 ||
+      !ctx.interpreter().options().float_winograd || filter->dim(3) <= 0) {
+    return FloatConvWay::kDirect;
+  }
+  const int groups = input->dim(3) / filter->dim(3);
+  if (optimized::WinogradF23Applies(state.params, filter->shape, groups)) return FloatConvWay::kWinograd;
+  if (optimized::WinogradF23FromDirectApplies(state.params, filter->shape, groups, ctx.output(0)->shape)) {
+    return FloatConvWay::kWinogradFromDirect;
+  }
+  return FloatConvWay::kDirect;
 }
 
 // Packs a float32 filter for the optimized kernel (once for a constant filter).
@@ -119,7 +128,8 @@ void PackFloatFilter(OpContext& ctx, ConvState& state) {
     ctx.subgraph().ReleaseWeightPages(rows, static_cast<size_t>(count) * row_bytes);
   };
   const optimized::ConsumedRowsFn* consumed = !packed_before && filter->is_constant() ? &release : nullptr;
-  if (UsesWinograd(ctx, state)) {
+  const FloatConvWay way = FloatWay(ctx, state);
+  if (way == FloatConvWay::kWinograd) {
     optimized::PackWinogradF23(filter->shape, filter->data_as<float>(), optimized::ActiveIsa(),
                                &state.packed_f32.winograd, consumed);
   } else {
@@ -127,6 +137,7 @@ void PackFloatFilter(OpContext& ctx, ConvState& state) {
     optimized::PackConvFilterF32(filter->shape, filter->data_as<float>(), groups, optimized::ActiveIsa(),
                                  &state.packed_f32, consumed);
   }
+  state.packed_f32.winograd_from_direct = way == FloatConvWay::kWinogradFromDirect;
 }
 
 // Packs the filter (plus its offset) for the integer kernels: once for a constant filter.
@@ -337,7 +348,7 @@ std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx) {
   if (!float_path && !byte_dots) return nullptr;
   // Winograd's tiles would start at each band's first row instead of the image's: other
   // rounding than the same convolution unfused.
-  if (float_path && UsesWinograd(ctx, *state)) return nullptr;
+  if (float_path && FloatWay(ctx, *state) != FloatConvWay::kDirect) return nullptr;
   return std::make_unique<Conv2DRows>(state, input->dim(1), filter->dim(1));
 }
 

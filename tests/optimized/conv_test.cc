@@ -101,16 +101,25 @@ TEST(OptimizedConv2D, FloatMatchesReference) {
   });
 }
 
-TEST(OptimizedConv2D, WinogradMatchesReference) {
-  // F(2x2, 3x3) on random images (odd sizes end in partial tiles; paddings of 0 to 2 on each
-  // side), channel counts that are not multiples of the vector width, batches of 2. Its error
-  // against the exact (double) sum stays within a few times that of the direct float sum.
-  Random r(5);
+// Random 3x3 stride-1 convolutions for a Winograd path (odd sizes end in partial tiles;
+// paddings of 0 to 2 on each side; channel counts that are not multiples of the vector width;
+// batches of 2), run by `pack_and_run` on every ISA, thread count and panel width. Its error
+// against the exact (double) sum stays within a few times that of the direct float sum.
+// Returns the largest ratio of the two errors.
+using WinogradRun = std::function<void(Isa, ThreadPool*, const reference::ConvParams&, const Shape& in_shape,
+                                       const float* input, const Shape& filter_shape, const float* filter,
+                                       const float* bias, const Shape& out_shape, float* output)>;
+struct WinogradSizes {
+  int least_in_h, most_in_h, least_in_c, most_in_c, most_out_c;
+};
+double CheckWinograd(const WinogradSizes& sizes, int seed, int cases, const WinogradRun& pack_and_run) {
+  Random r(seed);
   double worst_ratio = 0;
   ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
-    for (int iter = 0; iter < 12; ++iter) {
-      const int batches = r.Int(1, 2), in_h = r.Int(1, 13), in_w = r.Int(1, 13);
-      const int in_c = r.Int(16, 70), out_c = r.Int(16, 60);
+    for (int iter = 0; iter < cases; ++iter) {
+      const int batches = r.Int(1, 2), in_h = r.Int(sizes.least_in_h, sizes.most_in_h);
+      const int in_w = r.Int(sizes.least_in_h, sizes.most_in_h);
+      const int in_c = r.Int(sizes.least_in_c, sizes.most_in_c), out_c = r.Int(16, sizes.most_out_c);
       reference::ConvParams p;
       p.pad_h = r.Int(0, 2);
       p.pad_w = r.Int(0, 2);
@@ -122,16 +131,13 @@ TEST(OptimizedConv2D, WinogradMatchesReference) {
       }
       const Shape in_shape{batches, in_h, in_w, in_c}, filter_shape{out_c, 3, 3, in_c};
       const Shape out_shape{batches, out_h, out_w, out_c};
-      ASSERT_TRUE(WinogradF23Applies(p, filter_shape, 1));
       const std::vector<float> input = r.Floats(static_cast<size_t>(NumElements(in_shape)));
       const std::vector<float> filter = r.Floats(static_cast<size_t>(NumElements(filter_shape)));
       const std::vector<float> bias = r.Floats(static_cast<size_t>(out_c));
       const float* b = r.Bool() ? bias.data() : nullptr;
       std::vector<float> want(static_cast<size_t>(NumElements(out_shape))), got(want.size(), 123.0f);
       reference::Conv2D(p, in_shape, input.data(), filter_shape, filter.data(), b, out_shape, want.data());
-      ConvFilterF32 packed;
-      PackWinogradF23(filter_shape, filter.data(), isa, &packed.winograd);
-      Conv2DF32(pool, p, in_shape, input.data(), filter_shape, packed, b, out_shape, got.data());
+      pack_and_run(isa, pool, p, in_shape, input.data(), filter_shape, filter.data(), b, out_shape, got.data());
       // The exact sums, and the direct float sum's distance from them.
       double direct_error = 1e-30, winograd_error = 0;
       for (int n = 0; n < batches; ++n) {
@@ -166,7 +172,38 @@ TEST(OptimizedConv2D, WinogradMatchesReference) {
       worst_ratio = std::max(worst_ratio, winograd_error / std::max(direct_error, 1e-6));
     }
   });
-  std::printf("Winograd F(2x2, 3x3): largest error %.2f x the direct sum's\n", worst_ratio);
+  return worst_ratio;
+}
+
+TEST(OptimizedConv2D, WinogradMatchesReference) {
+  const double worst = CheckWinograd({1, 13, 16, 70, 60}, 5, 12,
+                                     [](Isa isa, ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape,
+                                        const float* input, const Shape& filter_shape, const float* filter,
+                                        const float* bias, const Shape& out_shape, float* output) {
+                                       ASSERT_TRUE(WinogradF23Applies(p, filter_shape, 1));
+                                       ConvFilterF32 packed;
+                                       PackWinogradF23(filter_shape, filter, isa, &packed.winograd);
+                                       Conv2DF32(pool, p, in_shape, input, filter_shape, packed, bias, out_shape,
+                                                 output);
+                                     });
+  std::printf("Winograd F(2x2, 3x3): largest error %.2f x the direct sum's\n", worst);
+}
+
+TEST(OptimizedConv2D, WinogradFromDirectPackingMatchesReference) {
+  // The transform at each inference from the direct packing: two images of 12x12 or more have
+  // more tiles than a block holds (64): several blocks, each transforming the filters again; over
+  // 128 input channels the GEMMs add up the products of several runs of depths (on AVX-512).
+  const double worst = CheckWinograd({12, 16, 100, 150, 70}, 6, 4,
+                                     [](Isa isa, ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape,
+                                        const float* input, const Shape& filter_shape, const float* filter,
+                                        const float* bias, const Shape& out_shape, float* output) {
+                                       ConvFilterF32 packed;
+                                       PackConvFilterF32(filter_shape, filter, 1, isa, &packed);
+                                       packed.winograd_from_direct = true;
+                                       Conv2DF32(pool, p, in_shape, input, filter_shape, packed, bias, out_shape,
+                                                 output);
+                                     });
+  std::printf("Winograd F(2x2, 3x3) from the direct packing: largest error %.2f x the direct sum's\n", worst);
 }
 
 TEST(OptimizedConv2D, WinogradOnlyForThreeByThreeStrideOne) {
@@ -175,6 +212,13 @@ TEST(OptimizedConv2D, WinogradOnlyForThreeByThreeStrideOne) {
   EXPECT_TRUE(WinogradF23Applies(p, {128, 3, 3, 128}, 1));
   EXPECT_TRUE(WinogradF23Applies(p, {16, 3, 3, 1024}, 1));
   EXPECT_FALSE(WinogradF23Applies(p, {256, 3, 3, 256}, 1));  // transformed filters too large
+  // Those run from the direct packing, on outputs of at least 8x8 and up to 512 input channels.
+  EXPECT_TRUE(WinogradF23FromDirectApplies(p, {256, 3, 3, 256}, 1, {1, 14, 14, 256}));
+  EXPECT_TRUE(WinogradF23FromDirectApplies(p, {512, 3, 3, 512}, 1, {1, 8, 8, 512}));
+  EXPECT_FALSE(WinogradF23FromDirectApplies(p, {512, 3, 3, 512}, 1, {1, 7, 7, 512}));
+  EXPECT_FALSE(WinogradF23FromDirectApplies(p, {256, 3, 3, 1024}, 1, {1, 14, 14, 256}));
+  EXPECT_FALSE(WinogradF23FromDirectApplies(p, {128, 3, 3, 128}, 1, {1, 56, 56, 128}));  // packed once instead
+  EXPECT_FALSE(WinogradF23FromDirectApplies(p, {256, 3, 3, 128}, 2, {1, 14, 14, 256}));
   EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 8}, 1));     // too few input channels
   EXPECT_FALSE(WinogradF23Applies(p, {8, 3, 3, 64}, 1));     // too few output channels
   EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 32}, 2));    // grouped
@@ -182,9 +226,11 @@ TEST(OptimizedConv2D, WinogradOnlyForThreeByThreeStrideOne) {
   EXPECT_FALSE(WinogradF23Applies(p, {64, 1, 1, 64}, 1));
   p.stride_w = 2;
   EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 64}, 1));
+  EXPECT_FALSE(WinogradF23FromDirectApplies(p, {256, 3, 3, 256}, 1, {1, 14, 14, 256}));
   p.stride_w = 1;
   p.dilation_h = 2;
   EXPECT_FALSE(WinogradF23Applies(p, {64, 3, 3, 64}, 1));
+  EXPECT_FALSE(WinogradF23FromDirectApplies(p, {256, 3, 3, 256}, 1, {1, 14, 14, 256}));
 }
 
 TEST(OptimizedConv2D, WindowRowsReadInPlaceMatchReference) {

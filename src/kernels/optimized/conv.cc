@@ -115,6 +115,10 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
     ConvWinogradF23(pool, p, in_shape, input, filter.winograd, bias, out_shape, output);
     return;
   }
+  if (filter.winograd_from_direct) {
+    ConvWinogradF23FromDirect(pool, p, in_shape, input, filter.groups[0], bias, out_shape, output);
+    return;
+  }
   const int in_c = in_shape[3];
   const int out_c = filter_shape[0], kh = filter_shape[1], kw = filter_shape[2], f_c = filter_shape[3];
   const int groups = in_c / f_c, per_group = out_c / groups;

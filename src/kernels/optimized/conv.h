@@ -18,10 +18,14 @@ struct ConvFilterF32 {
   std::vector<PackedF32> groups;
   // Instead, the 16 transformed filters of F(2x2, 3x3) (winograd.h): Conv2DF32 then runs by them.
   std::vector<PackedF32> winograd;
+  // Or: run by F(2x2, 3x3) from groups[0], the direct packing, transformed at each inference
+  // (ConvWinogradF23FromDirect): for filters whose 16 transformed copies would take too much memory.
+  bool winograd_from_direct = false;
   bool empty() const { return groups.empty() && winograd.empty(); }
   void clear() {
     groups.clear();
     winograd.clear();
+    winograd_from_direct = false;
   }
 };
 void PackConvFilterF32(const Shape& filter_shape, const float* filter, int groups, Isa isa, ConvFilterF32* out,

@@ -276,13 +276,16 @@ void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32
 }
 
 void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0, int n1, float* c, int64_t ldc,
-                 const float* bias, float lo, float hi) {
+                 const float* bias, float lo, float hi, bool accumulate) {
   const IsaKernels& kern = KernelsFor(b.isa);
   const int mr = kern.f32_mr, nr = b.nr, k = b.k;
   if (k == 0) {
-    // No depth: the output is the bias, clamped.
+    // No depth: the output is the bias (plus C when accumulating), clamped.
     for (int i = 0; i < m; ++i) {
-      for (int j = n0; j < n1; ++j) c[i * ldc + j] = std::min(std::max(bias ? bias[j] : 0.0f, lo), hi);
+      for (int j = n0; j < n1; ++j) {
+        const float v = (accumulate ? c[i * ldc + j] : 0.0f) + (bias ? bias[j] : 0.0f);
+        c[i * ldc + j] = std::min(std::max(v, lo), hi);
+      }
     }
     return;
   }
@@ -300,7 +303,8 @@ void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0,
     const F32Epilogue ep{bias ? bias + col : nullptr, lo, hi};
     for (int m0 = 0, tiles = (m + mr - 1) / mr; m0 < m; --tiles) {
       const int rows = MicroTileRows(m - m0, tiles);
-      kernels[rows](kcur, a + m0 * lda + k0, lda, bp, c + m0 * ldc + col, ldc, nc, k0 > 0, last ? &ep : nullptr,
+      kernels[rows](kcur, a + m0 * lda + k0, lda, bp, c + m0 * ldc + col, ldc, nc, accumulate || k0 > 0,
+                    last ? &ep : nullptr,
                     m0 == 0 ? prefetch : nullptr);
       m0 += rows;
     }

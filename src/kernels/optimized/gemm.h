@@ -118,9 +118,10 @@ void ZeroF32Panels(int n, int k, Isa isa, PackedF32* out);
 void PackF32FromKN(const float* b, int64_t ldb, int k, int n, Isa isa, PackedF32* out);
 
 // One thread: rows [0, m) and columns [n0, n1) of C (n0 a multiple of b.nr). bias has n values
-// (indexed by column) or is null.
+// (indexed by column) or is null. With `accumulate` the product is added to C (before the bias
+// and the clamp).
 void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0, int n1, float* c, int64_t ldc,
-                 const float* bias, float lo, float hi);
+                 const float* bias, float lo, float hi, bool accumulate = false);
 // A product whose depth comes in `parts` runs of kc (at most kMaxGemmParts), run j read from
 // a[j] (rows lda apart) against depths [depth0[j], depth0[j] + kc) of B: a convolution on its input
 // as it is, one run per window row, with no im2col copy. One thread, like GemmF32Tile; no parts

@@ -185,6 +185,10 @@ using WinogradInputFn = void (*)(const float* const* cells, int n, float* v, int
 // (or none), clamped to [lo, hi], into out[0..3] (row-major).
 using WinogradOutputFn = void (*)(const float* m, int64_t stride, int n, const float* bias, float lo, float hi,
                                   float* const* out);
+// Filter: row `row` of U = G g G^T of `count` values side by side, tap (ky, kx) of value i at
+// g[(ky * 3 + kx) * tap_stride + i], position (row, s) of it to u[s * position_stride + i].
+using WinogradFilterFn = void (*)(const float* g, int64_t tap_stride, int64_t count, int row, float* u,
+                                  int64_t position_stride);
 
 // ---- int16 ADD / SUB / MUL with TFLite's fixed-point steps (reference::QuantizedAddSub and
 // QuantizedMul) for zero points 0 and shifts in [-31, 30], operands of the same shape.
@@ -294,6 +298,7 @@ struct IsaKernels {
   ArgMinMax8Fn arg_min_max_i8 = nullptr;
   WinogradInputFn winograd_input_f32 = nullptr;  // null (generic): the scalar loops in winograd.cc
   WinogradOutputFn winograd_output_f32 = nullptr;
+  WinogradFilterFn winograd_filter_f32 = nullptr;
   MaxPoolCellsFn<float> max_pool_f32 = nullptr;
   MaxPoolCellsFn<uint8_t> max_pool_u8 = nullptr;
   MaxPoolCellsFn<int8_t> max_pool_i8 = nullptr;

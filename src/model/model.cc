@@ -297,7 +297,12 @@ Status ValidateCallGraph(const std::vector<std::vector<int>>& calls, int* nestin
 
 }  // namespace
 
-constexpr uint64_t kPopulatedModelBytes = 64ull << 20;
+// Above this, a mapped file's pages come in as they are read. Populated at once, all of a file is
+// resident next to the packed copies its kernels make until the packing releases it, which is
+// the peak of the first inference: synthetic ResNet-18 float (46.7 MB) peaked at 62.1-62.5 MiB
+// with its whole file present at load, 60.5 without (load 3.1-4.8 -> 1.2-1.8 ms; the first
+// inference, 66-122 ms either way, did not move beyond its noise).
+constexpr uint64_t kPopulatedModelBytes = 32ull << 20;
 
 Model::~Model() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_size_);

@@ -90,18 +90,32 @@ TEST(Threads, OpsWithoutACostModelKeepThePool) {
 }
 
 TEST(Threads, SmallAndLargeNodesGiveTheSameResultsOnAnyThreadCount) {
-  for (const Shape& shape : {Shape{1, 8, 8, 4}, Shape{1, 128, 128, 32}}) {
-    const auto bytes = UnaryOrBinaryModel(tflite::BuiltinOperator_ADD, 2, shape);
-    auto one = testing::Build(bytes, Threads(1));
-    auto two = testing::Build(bytes, Threads(2));
-    ASSERT_TRUE(one && two);
-    const size_t n = static_cast<size_t>(NumElements(shape));
-    for (Interpreter* interpreter : {one.get(), two.get()}) {
-      testing::SetInput<float>(*interpreter, 0, testing::RandomFloats(n, 1));
-      testing::SetInput<float>(*interpreter, 1, testing::RandomFloats(n, 2));
-      ASSERT_TRUE(interpreter->Invoke().ok());
+  // Element-wise ops of equal shapes: a large one is split into blocks over the pool.
+  struct Op {
+    tflite::BuiltinOperator code;
+    float (*fn)(float, float);
+  };
+  const Op ops[] = {{tflite::BuiltinOperator_ADD, [](float a, float b) { return a + b; }},
+                    {tflite::BuiltinOperator_SUB, [](float a, float b) { return a - b; }},
+                    {tflite::BuiltinOperator_MUL, [](float a, float b) { return a * b; }}};
+  for (const Op& op : ops) {
+    for (const Shape& shape : {Shape{1, 8, 8, 4}, Shape{1, 128, 128, 32}, Shape{1, 7, 7, 513}}) {
+      const auto bytes = UnaryOrBinaryModel(op.code, 2, shape);
+      auto one = testing::Build(bytes, Threads(1));
+      auto two = testing::Build(bytes, Threads(2));
+      ASSERT_TRUE(one && two);
+      const size_t n = static_cast<size_t>(NumElements(shape));
+      const std::vector<float> a = testing::RandomFloats(n, 1), b = testing::RandomFloats(n, 2);
+      for (Interpreter* interpreter : {one.get(), two.get()}) {
+        testing::SetInput<float>(*interpreter, 0, a);
+        testing::SetInput<float>(*interpreter, 1, b);
+        ASSERT_TRUE(interpreter->Invoke().ok());
+      }
+      std::vector<float> want(n);
+      for (size_t i = 0; i < n; ++i) want[i] = op.fn(a[i], b[i]);
+      EXPECT_EQ(testing::GetOutput<float>(*one, 0), want) << tflite::EnumNameBuiltinOperator(op.code);
+      EXPECT_EQ(testing::GetOutput<float>(*two, 0), want) << tflite::EnumNameBuiltinOperator(op.code);
     }
-    EXPECT_EQ(testing::GetOutput<float>(*one, 0), testing::GetOutput<float>(*two, 0));
   }
 }
 

@@ -66,15 +66,12 @@ bool PreparePotInt16(const OpContext& ctx, reference::QuantizedBinaryParams* q) 
   return true;
 }
 
-// fn(first, end) over [0, n) in blocks of `block` elements, shared by the pool's threads (two
-// threads split a large tensor; a small one stays on the caller).
-template <class Fn>
-void InBlocks(OpContext& ctx, int64_t n, int64_t block, const Fn& fn) {
+}  // namespace
+
+void InBlocks(OpContext& ctx, int64_t n, int64_t block, const std::function<void(int64_t, int64_t)>& fn) {
   optimized::ParallelRows(ctx.thread_pool(), (n + block - 1) / block, 2,
                           [&](int64_t b0, int64_t b1) { fn(b0 * block, std::min(n, b1 * block)); });
 }
-
-}  // namespace
 
 bool EvalXnnpackAddSubSameShape(OpContext& ctx, const quant::xnn::AddParams& p) {
   const Tensor* a = ctx.input(0);

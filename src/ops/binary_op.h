@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -34,6 +35,10 @@ struct BinaryOpState {
   quant::xnn::AddParams xnn_add;       // kXnnpackAddSub
   quant::xnn::MulParams xnn_mul;       // kXnnpackMul
 };
+
+// fn(first, end) over [0, n) in blocks of `block` elements, shared by the pool's threads (in
+// contiguous shares; a tensor of fewer than 4 blocks stays on the caller).
+void InBlocks(OpContext& ctx, int64_t n, int64_t block, const std::function<void(int64_t, int64_t)>& fn);
 
 // Checks the two inputs and the output, sizes the output to the broadcast shape.
 Status PrepareBinary(OpContext& ctx, std::initializer_list<TensorType> types, bool same_output_type = true);
@@ -101,18 +106,31 @@ void EvalBinaryArithmetic(OpContext& ctx, Activation act, Op op) {
   const Tensor* a = ctx.input(0);
   const Tensor* b = ctx.input(1);
   Tensor* out = ctx.output(0);
+  T lo, hi;
   if constexpr (std::is_floating_point_v<T>) {
-    float lo, hi;
-    ActivationRange(act, &lo, &hi);
-    const T tlo = static_cast<T>(lo), thi = static_cast<T>(hi);
-    reference::BroadcastBinary(a->shape, a->data_as<T>(), b->shape, b->data_as<T>(), out->shape, out->data_as<T>(),
-                               [&](T x, T y) { return std::min(std::max(op(x, y), tlo), thi); });
+    float flo, fhi;
+    ActivationRange(act, &flo, &fhi);
+    lo = static_cast<T>(flo);
+    hi = static_cast<T>(fhi);
   } else {
-    T lo, hi;
     IntActivationRange(act, &lo, &hi);
-    reference::BroadcastBinary(a->shape, a->data_as<T>(), b->shape, b->data_as<T>(), out->shape, out->data_as<T>(),
-                               [&](T x, T y) { return std::min(std::max(op(x, y), lo), hi); });
   }
+  const auto clamped = [&](T x, T y) { return std::min(std::max(op(x, y), lo), hi); };
+  if (a->shape == out->shape && b->shape == out->shape) {
+    // Same shapes (a residual ADD): blocks of 16 KB over the pool. Each thread then reads the
+    // share of the inputs that it most likely wrote itself in the layers before (contiguous
+    // shares in the same order); on the calling thread alone, ResNet-18's 56x56x64 ADD took
+    // 46 us at 1 thread and 77 at 2, half its inputs coming from the other core's cache.
+    const T* pa = a->data_as<T>();
+    const T* pb = b->data_as<T>();
+    T* po = out->data_as<T>();
+    InBlocks(ctx, out->num_elements(), 16384 / static_cast<int64_t>(sizeof(T)), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) po[i] = clamped(pa[i], pb[i]);
+    });
+    return;
+  }
+  reference::BroadcastBinary(a->shape, a->data_as<T>(), b->shape, b->data_as<T>(), out->shape, out->data_as<T>(),
+                             clamped);
 }
 
 // Float and plain-integer arithmetic (no quantization): `fn` is a functor with a templated

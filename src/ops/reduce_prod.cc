@@ -73,7 +73,9 @@ void ProdPlain(OpContext& ctx, const ReduceState& state) {
   if constexpr (std::is_integral_v<T>) {
     ReduceEach<T>(ctx, state, T{1}, [](T acc, T x) { return WrapMul(acc, x); });
   } else {
-    ReduceEach<T>(ctx, state, T{1}, [](T acc, T x) { return acc * x; });
+    // Rows over the innermost axes many at a time (optimized::FoldRowsF32Fn), still in order.
+    ReduceEach<T>(ctx, state, T{1}, [](T acc, T x) { return acc * x; },
+                  optimized::InOrderRowF32<optimized::FoldKind::kMul>{});
   }
 }
 

@@ -238,6 +238,72 @@ TEST(OptimizedReduceMinMax, MatchesReferenceOrderWithNaNAndZeros) {
   });
 }
 
+// Reductions over the innermost axes of many rows (FoldRowsF32Fn: rows a vector's lanes at a
+// time, blocks transposed in registers) against the reference's in-order fold bit for bit, for
+// SUM, MEAN's sums from zero, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN: row counts and lengths on
+// both sides of the lane counts (partial blocks of rows and of values, rows of one value), the
+// values a sum's rounding depends on the order of, NaN, infinities and zeros of both signs.
+void CheckFoldRows(Random& r, ThreadPool* pool) {
+  const int outer = r.Int(1, 3), rows = r.Int(1, 40), n = r.Bool() ? r.Int(1, 40) : r.Int(100, 300);
+  // [outer, rows, n] over the last axis, or [rows, n] over the last, or [1, rows, 1, n] over both last.
+  const int layout = r.Int(0, 2);
+  const Shape shape = layout == 0 ? Shape{outer, rows, n} : layout == 1 ? Shape{rows, n} : Shape{1, rows, 1, n};
+  const std::vector<bool> reduced = layout == 0   ? std::vector<bool>{false, false, true}
+                                    : layout == 1 ? std::vector<bool>{false, true}
+                                                  : std::vector<bool>{false, false, true, true};
+  const int64_t out_count = NumElements(shape) / n;
+  std::vector<float> input(static_cast<size_t>(NumElements(shape)));
+  const int special = r.Int(0, 3);
+  for (auto& x : input) {
+    const int kind = r.Int(0, 40);
+    x = r.Float(-1.5f, 1.5f) * (r.Bool() ? 1e6f : 1.0f);  // sums whose rounding depends on the order
+    if (special == 1 && kind == 0) x = std::numeric_limits<float>::quiet_NaN();
+    if (special == 2 && kind <= 1) x = kind == 0 ? -0.0f : 0.0f;
+    if (special == 3 && kind == 0) x = r.Bool() ? std::numeric_limits<float>::infinity() : -0.0f;
+  }
+  auto check = [&](const char* what, bool from_first, float empty, auto next, auto run) {
+    std::vector<float> want(static_cast<size_t>(out_count)), got(want.size(), 123.0f);
+    if (from_first) {
+      reference::ReduceFold(shape, reduced, input.data(), want.data(), out_count, empty, [](float x) { return x; },
+                            next);
+    } else {
+      std::fill(want.begin(), want.end(), empty);
+      reference::ForEachReduce(shape, reduced, [&](int64_t o, int64_t i) { want[o] = next(want[o], input[i]); });
+    }
+    run(got.data());
+    SCOPED_TRACE(::testing::Message() << what << " rows " << out_count << " n " << n << " layout " << layout
+                                      << " special " << special);
+    ExpectSameBits(got, want);
+  };
+  const auto add = [](float a, float x) { return a + x; };
+  const auto mul = [](float a, float x) { return a * x; };
+  const auto max = [](float a, float x) { return (a > x) ? a : x; };
+  const auto min = [](float a, float x) { return (a < x) ? a : x; };
+  const float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
+  check("SUM", true, 0.0f, add, [&](float* out) { ReduceSum(pool, shape, reduced, input.data(), out, out_count, true); });
+  check("MEAN's sums", false, 0.0f, add,
+        [&](float* out) { ReduceSum(pool, shape, reduced, input.data(), out, out_count, false); });
+  check("REDUCE_PROD", false, 1.0f, mul, [&](float* out) {
+    ReduceFoldOrderedRows(pool, shape, reduced, input.data(), out, out_count, false, 1.0f, mul,
+                          InOrderRowF32<FoldKind::kMul>{});
+  });
+  check("REDUCE_MAX", true, lowest, max, [&](float* out) {
+    ReduceFoldOrderedRows(pool, shape, reduced, input.data(), out, out_count, true, lowest, max,
+                          ExtremumRow<true, float>{});
+  });
+  check("REDUCE_MIN", true, highest, min, [&](float* out) {
+    ReduceFoldOrderedRows(pool, shape, reduced, input.data(), out, out_count, true, highest, min,
+                          ExtremumRow<false, float>{});
+  });
+}
+
+TEST(OptimizedReduce, ManyRowsFoldInOrderBitExact) {
+  Random r(36);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 40; ++iter) CheckFoldRows(r, pool);
+  });
+}
+
 template <class T>
 void CheckResize(Random& r, ThreadPool* pool) {
   reference::ResizeParams p;

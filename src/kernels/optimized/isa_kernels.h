@@ -231,6 +231,13 @@ using UnaryF32Fn = void (*)(const float* in, int64_t n, float* out);
 // every x - x was 0 (no NaN, no infinity): only then is the result the in-order fold's value
 // (optimized::ExtremumRow, reduce.h, decides).
 using ExtremumF32Fn = float (*)(const float* in, int64_t n, bool* finite);
+// out[r] = init[r] folded with row r's n floats (in + r * stride) one at a time, in order:
+// acc + x, acc * x, (acc > x) ? acc : x or (acc < x) ? acc : x (FoldKind). The rows go
+// kLanes at a time, one per lane, each block of kLanes x kLanes values transposed in registers,
+// so the results equal the scalar in-order fold bit for bit (init and out may be the same).
+enum class FoldKind { kAdd = 0, kMul = 1, kMax = 2, kMin = 3 };
+using FoldRowsF32Fn = void (*)(const float* in, int64_t rows, int64_t n, int64_t stride, const float* init,
+                               float* out);
 
 // gemmlowp's 16-bit fixed-point tanh / logistic (quant::fp16::Tanh, Logistic) bit for bit:
 // inputs with integer_bits integer bits (0..6 for tanh, 0..7 for logistic), outputs Q0.15.
@@ -286,6 +293,7 @@ struct IsaKernels {
   // null (generic): libm per element
   UnaryF32Fn exp_f32 = nullptr;
   ExtremumF32Fn max_f32 = nullptr, min_f32 = nullptr;  // null: ExtremumRow's portable lanes
+  FoldRowsF32Fn fold_rows_f32[4] = {};  // by FoldKind; null (generic): the rows one by one
   UnaryF32Fn tanh_f32 = nullptr;
   UnaryF32Fn logistic_f32 = nullptr;
   FixedPointSigmoid16Fn tanh_q16 = nullptr;  // null (generic): quant::fp16 per element

@@ -36,6 +36,31 @@ struct Avx512 {
   }
   static F ZeroF() { return _mm512_setzero_ps(); }
   static F Set1F(float v) { return _mm512_set1_ps(v); }
+  // r[k] becomes column k of the 16 x 16 block whose rows were r[0..15].
+  static void TransposeF(F* r) {
+    F t[16], u[16];
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    // u[4j + c], 128-bit block b: column 4b + c of rows 4j .. 4j + 3.
+    for (int j = 0; j < 4; ++j) {
+      u[4 * j + 0] = _mm512_shuffle_ps(t[4 * j], t[4 * j + 2], 0x44);
+      u[4 * j + 1] = _mm512_shuffle_ps(t[4 * j], t[4 * j + 2], 0xEE);
+      u[4 * j + 2] = _mm512_shuffle_ps(t[4 * j + 1], t[4 * j + 3], 0x44);
+      u[4 * j + 3] = _mm512_shuffle_ps(t[4 * j + 1], t[4 * j + 3], 0xEE);
+    }
+    // Column 4b + c gathers block b of u[c], u[4 + c], u[8 + c], u[12 + c].
+    for (int c = 0; c < 4; ++c) {
+      const F x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+      const F x2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+      const F x3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+      r[0 + c] = _mm512_shuffle_f32x4(x0, x2, 0x88);
+      r[4 + c] = _mm512_shuffle_f32x4(x0, x2, 0xDD);
+      r[8 + c] = _mm512_shuffle_f32x4(x1, x3, 0x88);
+      r[12 + c] = _mm512_shuffle_f32x4(x1, x3, 0xDD);
+    }
+  }
   static F LoadF(const float* p) { return _mm512_loadu_ps(p); }
   static F LoadFn(const float* p, int n) { return _mm512_maskz_loadu_ps(Mask(n), p); }
   static void StoreF(float* p, F v) { _mm512_storeu_ps(p, v); }

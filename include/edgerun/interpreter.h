@@ -63,11 +63,17 @@ struct InterpreterOptions {
   // so do the depthwise convolutions that read their outputs, and float32 RESIZE_BILINEAR
   // (docs/performance.md). 0: XNNPACK takes every node it supports.
   int64_t builtin_float_gemm_min_macs = 4000000;
-  // Float32 3x3 stride-1 convolutions on the builtin kernels (16+ channels in and out, at most
-  // 128 x 128) by Winograd's F(2x2, 3x3): 16 multiplies per 2x2 outputs instead of 36, results
-  // within rounding of the direct sum (kernels/optimized/winograd.h). False: the direct GEMM, as
-  // TFLite does.
+  // Float32 3x3 stride-1 convolutions on the builtin kernels (16+ channels in and out) by
+  // Winograd's F(2x2, 3x3): 16 multiplies per 2x2 outputs instead of 36, results within rounding
+  // of the direct sum (kernels/optimized/winograd.h). Up to 128 x 128 channels the transformed
+  // filters are packed once; larger ones (up to 512 input channels, outputs of 8x8 or more) are
+  // transformed from the direct packing at each inference. False: the direct GEMM, as TFLite does.
   bool float_winograd = true;
+  // Shape arithmetic whose inputs are constants or static shapes (SHAPE, STRIDED_SLICE, PACK,
+  // ADD, ... on small int32 / int64 tensors, as converters write for dynamic batch sizes) is
+  // computed once by AllocateTensors; its results become constants, so the ops that read them
+  // are prepared once instead of at every Invoke. False: every node runs at every Invoke.
+  bool fold_constant_shapes = true;
   // The same for 8-bit convolutions (int8 x int8, uint8 x uint8) on CPUs with AVX-512 VNNI,
   // where edgerun's GEMM multiplies bytes four at a time (vpdpbusd) and rounds as XNNPACK does;
   // by default all of them. 0: XNNPACK takes every one it supports.

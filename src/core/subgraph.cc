@@ -392,6 +392,13 @@ Status Subgraph::AllocateTensorsOnce() {
   nodes_.resize(num_model_nodes_);
   plan_.clear();
   for (int n = 0; n < num_model_nodes_; ++n) plan_.push_back(n);
+  // Values folded by the previous allocation may depend on shapes that changed since.
+  for (int t : folded_tensors_) {
+    tensors_[t].allocation = Allocation::kNone;
+    tensors_[t].data = nullptr;
+  }
+  folded_tensors_.clear();
+  for (Node& node : nodes_) node.folded = false;
   // Forget the previous plan; keep constants, variables and owned memory for reuse.
   for (Tensor& t : tensors_) {
     if (t.allocation == Allocation::kArena || t.allocation == Allocation::kDynamic) {
@@ -443,6 +450,7 @@ Status Subgraph::AllocateTensorsOnce() {
       }
     } else {
       ER_RETURN_IF_ERROR(PrepareNode(static_cast<int>(n)));
+      if (interpreter_->options().fold_constant_shapes) FoldIfConstant(static_cast<int>(n));
     }
     for (int out : node.outputs) {
       if (out >= 0) {
@@ -471,6 +479,84 @@ Status Subgraph::AllocateTensorsOnce() {
   PlanRegions();
   needs_allocation_ = false;
   return Status::Ok();
+}
+
+namespace {
+
+// Ops that compute shapes and indices in converted models, with no effect beyond their outputs.
+bool FoldableOp(int32_t code) {
+  switch (code) {
+    case tflite::BuiltinOperator_SHAPE:
+    case tflite::BuiltinOperator_RANK:
+    case tflite::BuiltinOperator_STRIDED_SLICE:
+    case tflite::BuiltinOperator_SLICE:
+    case tflite::BuiltinOperator_PACK:
+    case tflite::BuiltinOperator_UNPACK:
+    case tflite::BuiltinOperator_CONCATENATION:
+    case tflite::BuiltinOperator_GATHER:
+    case tflite::BuiltinOperator_RESHAPE:
+    case tflite::BuiltinOperator_SQUEEZE:
+    case tflite::BuiltinOperator_EXPAND_DIMS:
+    case tflite::BuiltinOperator_CAST:
+    case tflite::BuiltinOperator_ADD:
+    case tflite::BuiltinOperator_SUB:
+    case tflite::BuiltinOperator_MUL:
+    case tflite::BuiltinOperator_DIV:
+    case tflite::BuiltinOperator_FLOOR_DIV:
+    case tflite::BuiltinOperator_FLOOR_MOD:
+    case tflite::BuiltinOperator_MAXIMUM:
+    case tflite::BuiltinOperator_MINIMUM:
+    case tflite::BuiltinOperator_REDUCE_PROD:
+    case tflite::BuiltinOperator_SUM:
+    case tflite::BuiltinOperator_RANGE:
+    case tflite::BuiltinOperator_FILL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Folded outputs take at most this much: shapes, paddings, indices, not activations.
+constexpr size_t kMaxFoldedBytes = 4096;
+
+}  // namespace
+
+void Subgraph::FoldIfConstant(int n) {
+  Node& node = nodes_[static_cast<size_t>(n)];
+  if (!FoldableOp(node.builtin_code) || node.registration == nullptr || node.registration->eval == nullptr) return;
+  for (int in : node.inputs) {
+    if (in < 0 || tensors_[in].is_constant()) continue;
+    // SHAPE and RANK read only the shape, which is final unless it is known only at Invoke.
+    const bool shape_only = node.builtin_code == tflite::BuiltinOperator_SHAPE ||
+                            node.builtin_code == tflite::BuiltinOperator_RANK;
+    if (shape_only && tensors_[in].allocation != Allocation::kDynamic) continue;
+    return;
+  }
+  size_t bytes = 0;
+  for (int out : node.outputs) {
+    if (out < 0 || std::find(outputs_.begin(), outputs_.end(), out) != outputs_.end()) return;
+    const Tensor& t = tensors_[out];
+    const int64_t count = NumElements(t.shape);
+    if (t.allocation != Allocation::kNone || (t.type != TensorType::kInt32 && t.type != TensorType::kInt64) ||
+        count < 0) {
+      return;
+    }
+    bytes += static_cast<size_t>(count) * TensorTypeSize(t.type);
+    if (bytes > kMaxFoldedBytes) return;
+  }
+  auto undo = [&] {
+    for (int out : node.outputs) tensors_[out].data = nullptr;
+  };
+  for (int out : node.outputs) {
+    if (!AllocateOwned(&tensors_[out]).ok()) return undo();
+  }
+  OpContext context(this, n);
+  if (!node.registration->eval(context).ok()) return undo();
+  for (int out : node.outputs) {
+    tensors_[out].allocation = Allocation::kConstant;
+    folded_tensors_.push_back(out);
+  }
+  node.folded = true;
 }
 
 void Subgraph::ReleaseWeightPages(const void* data, size_t bytes) {
@@ -587,6 +673,10 @@ void Subgraph::MarkNodesWithNothingToCompute() {
   // outside their outputs (variables, resources, control flow, custom ops) always run.
   for (int n : plan_) {
     Node& node = nodes_[n];
+    if (node.folded) {  // computed by AllocateTensors
+      node.nothing_to_compute = true;
+      continue;
+    }
     bool empty = node.delegated_nodes.empty() && !node.prepare_at_eval && !node.outputs.empty() && !IsBarrier(n);
     for (size_t i = 0; empty && i < node.outputs.size(); ++i) {
       const int t = node.outputs[i];

@@ -42,6 +42,9 @@ struct Node {
   // Every output is empty and sized before Invoke, and the op has no other effect: Invoke skips
   // it (set by AllocateTensors, see MarkNodesWithNothingToCompute).
   bool nothing_to_compute = false;
+  // Its outputs were computed by AllocateTensors from constants and static shapes, and are
+  // constants until the next allocation (Subgraph::FoldIfConstant): Invoke skips it.
+  bool folded = false;
   // Its estimated time on one thread (EstimateSerialNs, set after prepare; -1 when not known) and
   // the parallel ops that time is spread over (a delegate node's: one per node it runs). A node
   // too small to gain from threads runs on the calling thread alone (OpContext::thread_pool).
@@ -131,6 +134,11 @@ class Subgraph {
  private:
   Status AllocateTensorsOnce();
   Status PrepareNode(int node_index);
+  // After node n prepared: when it is shape arithmetic (a small int32 / int64 result) whose inputs
+  // are constants, or a SHAPE of a tensor whose shape is known, computes it now and makes its
+  // outputs constants (folded_tensors_) for the nodes after it. A node whose eval fails is left
+  // to fail at Invoke.
+  void FoldIfConstant(int node_index);
   Status PlanArena();
   // Bytes of every arena and every tensor given memory by AllocateOwned, across the interpreter's
   // subgraphs (the budget of InterpreterOptions::max_arena_bytes).
@@ -173,6 +181,7 @@ class Subgraph {
   std::vector<int> outputs_;
   int num_model_nodes_ = 0;
   std::vector<int> plan_;
+  std::vector<int> folded_tensors_;  // made constants by FoldIfConstant (until the next allocation)
   std::vector<std::unique_ptr<DelegatedPartition>> partitions_;
   const OpRegistration* delegate_registration_ = nullptr;
   DelegationReport delegation_;

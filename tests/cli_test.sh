@@ -64,6 +64,15 @@ expect_stderr "serving_default"
 expect_rc 0 "signature" -- "$EDGERUN" run "$TMP/tiny.tflite" --signature serving_default --npy --output-dir "$TMP/sig"
 [ -f "$TMP/sig/output_0.npy" ] || { echo "FAIL no output_0.npy"; failures=$((failures + 1)); }
 
+# Shape arithmetic computed once by AllocateTensors shows in the plan (a converter's dilated
+# convolution: SHAPE, STRIDED_SLICE, PACK, ... ahead of SPACE_TO_BATCH_ND).
+DILATED="$SHARED/conformance/tfls_dilated_conv/model.tflite"
+if [ -f "$DILATED" ]; then
+  expect_rc 0 "inspect folded shape ops" -- "$EDGERUN" inspect "$DILATED" --delegate xnnpack
+  grep -q "^  op 0 SHAPE: folded (computed once by AllocateTensors)" "$TMP/stdout" ||
+    { echo "FAIL inspect does not show the folded SHAPE"; failures=$((failures + 1)); }
+fi
+
 # Delegation: the partition report, and running with and without XNNPACK.
 if "$EDGERUN" inspect "$TMP/tiny.tflite" --delegate xnnpack >"$TMP/stdout" 2>"$TMP/stderr"; then
   if grep -qE "^delegation, subgraph 0: [0-9]+ of [0-9]+ ops in [0-9]+ partition" "$TMP/stdout" &&

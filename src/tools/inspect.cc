@@ -81,7 +81,9 @@ json DelegationJson(Subgraph& sg) {
       if (n < static_cast<int>(report.nodes.size())) {
         for (const auto& [delegate, why] : report.nodes[n].refusals) refusals.push_back({{"delegate", delegate}, {"why", why}});
       }
-      steps.push_back({{"node", n}, {"op", node.name}, {"refused_by", refusals}});
+      json step = {{"node", n}, {"op", node.name}, {"refused_by", refusals}};
+      if (node.folded) step["folded"] = true;  // computed by AllocateTensors, not at Invoke
+      steps.push_back(step);
     }
   }
   int delegated = 0;
@@ -105,6 +107,11 @@ void PrintDelegation(Subgraph& sg, const json& j) {
                 << "      in: " << TensorList(sg, step["inputs"].get<std::vector<int>>())
                 << "; out: " << TensorList(sg, step["outputs"].get<std::vector<int>>()) << "\n";
     } else {
+      if (step.value("folded", false)) {
+        std::cout << "  op " << step["node"] << " " << step["op"].get<std::string>()
+                  << ": folded (computed once by AllocateTensors)\n";
+        continue;
+      }
       std::cout << "  op " << step["node"] << " " << step["op"].get<std::string>() << ": builtin";
       for (const json& r : step["refused_by"]) {
         std::cout << " (" << r["delegate"].get<std::string>() << ": " << r["why"].get<std::string>() << ")";

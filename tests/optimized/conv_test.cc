@@ -344,8 +344,9 @@ TEST(OptimizedGemm, StreamedLargePanelsMatchReference) {
   Random r(9);
   ForEachIsaThreadsAndPanels([&](Isa isa, ThreadPool* pool) {
     for (const int n : {301, 14, 23, 50}) {  // 14: narrow panels; 23: 24-column ones under kPrefer
-      // 1.2 / 1.28 / 1.15-1.5 MB / 100-128 KB packed
-      const int m = 27, k = n == 14 ? 20000 : n == 23 ? 12000 : n == 50 ? 500 : 1000;
+      // 1.2 / 1.28 / 1.15-1.5 MB / 100-128 KB packed; A of 0.3 / 2.2 / 1.3 MB (a block of depths
+      // across all panels at a time) and 54 KB (panel by panel)
+      const int m = n == 301 ? 80 : 27, k = n == 14 ? 20000 : n == 23 ? 12000 : n == 50 ? 500 : 1000;
       const std::vector<float> a = r.Floats(static_cast<size_t>(m) * k), w = r.Floats(static_cast<size_t>(n) * k);
       const std::vector<float> bias = r.Floats(static_cast<size_t>(n));
       std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());

@@ -524,11 +524,11 @@ constexpr size_t kMaxFoldedBytes = 4096;
 void Subgraph::FoldIfConstant(int n) {
   Node& node = nodes_[static_cast<size_t>(n)];
   if (!FoldableOp(node.builtin_code) || node.registration == nullptr || node.registration->eval == nullptr) return;
+  // SHAPE and RANK read only the shape, which is final unless it is known only at Invoke.
+  const bool shape_only =
+      node.builtin_code == tflite::BuiltinOperator_SHAPE || node.builtin_code == tflite::BuiltinOperator_RANK;
   for (int in : node.inputs) {
     if (in < 0 || tensors_[in].is_constant()) continue;
-    // SHAPE and RANK read only the shape, which is final unless it is known only at Invoke.
-    const bool shape_only = node.builtin_code == tflite::BuiltinOperator_SHAPE ||
-                            node.builtin_code == tflite::BuiltinOperator_RANK;
     if (shape_only && tensors_[in].allocation != Allocation::kDynamic) continue;
     return;
   }

@@ -313,26 +313,27 @@ void GemmF32Tile(const float* a, int64_t lda, int m, const PackedF32& b, int n0,
   };
   const float* panels_end = b.panel(b.panels());
   const int64_t panels_bytes = static_cast<int64_t>((n1 - n0 + nr - 1) / nr) * k * nr * sizeof(float);
-  if (panels_bytes > kStreamedPanelBytes && static_cast<int64_t>(m) * k * sizeof(float) > kStreamedARowsBytes) {
-    // B streamed, and A too large to come back from L2 for every panel (ResNet-18's 7x7x512
-    // layers: 49 rows of 4608 values, 0.9 MB, read 16 times): a block of depths at a time across
-    // all panels, so that A's block stays in L1 / L2 while each panel's block of B passes once,
-    // the next one prefetched during the current one; C takes the partial sums in between.
-    const int first = n0 / nr, end = (n1 + nr - 1) / nr;
-    for (int k0 = 0; k0 < k; k0 += kc) {
-      for (int p = first; p < end; ++p) {
-        const bool next_in_row = p + 1 < end;
-        const float* next = next_in_row ? b.panel(p + 1) + static_cast<int64_t>(k0) * nr
-                                        : b.panel(first) + static_cast<int64_t>(k0 + kc) * nr;
-        block(p, k0, next_in_row || k0 + kc < k ? next : nullptr);
-      }
-    }
-    return;
-  }
   if (panels_bytes > kStreamedPanelBytes) {
-    // B too large to stay in cache between inferences (a deep layer's weights): panel by panel,
-    // so that B is read once from start to end, with the first micro-tile of each block
-    // prefetching kPrefetchAhead bytes ahead (the rows of A come from L2 for each panel).
+    // B too large to stay in cache between inferences (a deep layer's weights): read once.
+    if (static_cast<int64_t>(m) * k * sizeof(float) > kStreamedARowsBytes) {
+      // A too large to come back from L2 for every panel (ResNet-18's 7x7x512 layers: 49 rows
+      // of 4608 values, 0.9 MB, read 16 times): a block of depths at a time across all panels,
+      // so that A's block stays in L1 / L2 while each panel's block of B passes once, the next
+      // one prefetched during the current one; C takes the partial sums in between.
+      const int first = n0 / nr, end = (n1 + nr - 1) / nr;
+      for (int k0 = 0; k0 < k; k0 += kc) {
+        for (int p = first; p < end; ++p) {
+          const bool next_in_row = p + 1 < end;
+          const float* next = next_in_row ? b.panel(p + 1) + static_cast<int64_t>(k0) * nr
+                                          : b.panel(first) + static_cast<int64_t>(k0 + kc) * nr;
+          block(p, k0, next_in_row || k0 + kc < k ? next : nullptr);
+        }
+      }
+      return;
+    }
+    // Otherwise panel by panel, so that B is read from start to end, with the first micro-tile
+    // of each block prefetching kPrefetchAhead bytes ahead (the rows of A come from L2 for each
+    // panel).
     constexpr int64_t kAhead = kPrefetchAhead / sizeof(float);
     for (int p = n0 / nr; p * nr < n1; ++p) {
       for (int k0 = 0; k0 < k; k0 += kc) {

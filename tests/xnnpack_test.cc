@@ -909,7 +909,8 @@ std::vector<uint8_t> FullyConnectedAdd(int rows, int in, int out) {
 
 // The same rule for float FULLY_CONNECTED: from builtin_float_gemm_min_macs on (AVX2 / AVX-512), the
 // product stays on edgerun's GEMM; smaller ones, and all with the threshold 0, go to XNNPACK.
-// Matrix-vector products (under 8 rows) stay on it from 1024 multiply-adds to 1 MB of weights.
+// Matrix-vector products (under 8 rows) stay on it from 1024 multiply-adds to 1 MB of weights, and
+// one row from 1 MB up.
 TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
   SKIP_WITHOUT_XNNPACK();
   const auto large = FullyConnectedAdd(64, 512, 128);  // 4.2M multiply-adds
@@ -924,6 +925,10 @@ TEST(Xnnpack, LargeFloatFullyConnectedStaysOnTheBuiltinGemm) {
   ExpectLargeStaysOnBuiltinGemm(vector, FullyConnectedAdd(1, 16, 32), "matrix-vector product of 81920 multiply-adds");
   ExpectLargeStaysOnBuiltinGemm(vector, FullyConnectedAdd(2, 1024, 512), "matrix-vector product of 81920 multiply-adds");
   ExpectMatchesBuiltin(vector, "matrix-vector product + add", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 17);
+  // One row over 1 MB of weights (1.1 MB here; MobileNet's 5 MB classifier) is read in place, not
+  // packed by XNNPACK at start-up; two rows of it go to XNNPACK.
+  ExpectLargeStaysOnBuiltinGemm(FullyConnectedAdd(1, 1100, 256), FullyConnectedAdd(2, 1100, 256),
+                                "matrix-vector product over 1126400 bytes of weights: edgerun reads them in place");
 }
 
 // An 8-bit inverted-residual pattern: 1x1 convolution, 3x3 depthwise, 1x1 convolution.

@@ -10,6 +10,7 @@
 #include "kernels/optimized/gemm.h"
 #include "kernels/optimized/integer.h"
 #include "ops/conv_util.h"
+#include "ops/fully_connected_util.h"
 #include "ops/sparsity_util.h"
 
 namespace edgerun::ops {
@@ -273,6 +274,12 @@ Status Eval(OpContext& ctx, FcState& state) {
   const int units = weights->dim(0), depth = weights->dim(1);
   const int64_t batches = depth == 0 ? 0 : input->num_elements() / depth;
   if (input->type == TensorType::kFloat32 && weights->type == TensorType::kFloat32) {
+    if (FloatMatVecInPlace(batches, weights->is_constant(), weights->bytes)) {
+      optimized::MatVecF32(ctx.thread_pool(), weights->data_as<float>(), units, depth, input->data_as<float>(),
+                           bias ? bias->data_as<float>() : nullptr, state.act_min, state.act_max,
+                           output->data_as<float>());
+      return Status::Ok();
+    }
     optimized::GemmF32(ctx.thread_pool(), input->data_as<float>(), depth, static_cast<int>(batches),
                        PackedFloat(ctx, state, weights), output->data_as<float>(), units,
                        bias ? bias->data_as<float>() : nullptr, state.act_min, state.act_max);

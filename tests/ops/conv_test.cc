@@ -2,6 +2,7 @@
 // against a direct loop written here from the definition (zero padding, SAME/VALID sizes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "test_util.h"
@@ -177,6 +178,47 @@ TEST(FullyConnected, HandComputedWithBiasAndKeepDims) {
     ASSERT_TRUE(interpreter->Invoke().ok());
     EXPECT_EQ(interpreter->output(0)->shape, keep ? (Shape{2, 1, 2}) : (Shape{2, 2}));
     EXPECT_EQ(GetOutput<float>(*interpreter, 0), (std::vector<float>{8, -7, 8, -2.5f}));
+  }
+}
+
+// One input row runs on the weights where they are: constant weights over 1 MiB, and weights
+// that are a graph input (not constant) of any size. Against the sum in double, with RELU6.
+TEST(FullyConnected, OneRowOnWeightsInPlaceMatchesDirectLoop) {
+  struct Case {
+    int units, depth;
+    bool constant;
+  };
+  for (const Case c : {Case{300, 1000, true}, Case{37, 21, false}, Case{260, 1030, false}}) {
+    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(c.depth), 1);
+    const std::vector<float> w = testing::RandomFloats(static_cast<size_t>(c.units) * c.depth, 2, -0.2f, 0.2f);
+    const std::vector<float> bias = testing::RandomFloats(static_cast<size_t>(c.units), 3);
+    SingleOp op(tflite::BuiltinOperator_FULLY_CONNECTED);
+    op.Input(TensorType::kFloat32, {1, c.depth});
+    if (c.constant) {
+      op.Const<float>(TensorType::kFloat32, {c.units, c.depth}, w);
+    } else {
+      op.Input(TensorType::kFloat32, {c.units, c.depth});
+    }
+    op.Const<float>(TensorType::kFloat32, {c.units}, bias);
+    op.Output(TensorType::kFloat32);
+    op.Options(tflite::BuiltinOptions_FullyConnectedOptions,
+               ER_OPTIONS(tflite::CreateFullyConnectedOptions(fbb, tflite::ActivationFunctionType_RELU6)));
+    for (int threads : {1, 2}) {
+      InterpreterOptions options;
+      options.num_threads = threads;
+      auto interpreter = op.Build(options);
+      ASSERT_TRUE(interpreter);
+      SetInput<float>(*interpreter, 0, x);
+      if (!c.constant) SetInput<float>(*interpreter, 1, w);
+      ASSERT_TRUE(interpreter->Invoke().ok());
+      const std::vector<float> got = GetOutput<float>(*interpreter, 0);
+      ASSERT_EQ(got.size(), static_cast<size_t>(c.units));
+      for (int u = 0; u < c.units; ++u) {
+        double sum = bias[u];
+        for (int k = 0; k < c.depth; ++k) sum += static_cast<double>(w[static_cast<size_t>(u) * c.depth + k]) * x[k];
+        ASSERT_NEAR(got[u], std::min(std::max(sum, 0.0), 6.0), 1e-4) << c.units << "x" << c.depth << " unit " << u;
+      }
+    }
   }
 }
 

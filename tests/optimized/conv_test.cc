@@ -337,6 +337,29 @@ TEST(OptimizedGemm, FullyConnectedMatchesReference) {
   });
 }
 
+// One row against weights read in place (MatVecF32): row counts around the kernel's four rows and
+// the 64 KB tasks, depths around the vector lanes, with and without bias and clamps.
+TEST(OptimizedGemm, MatVecInPlaceMatchesReference) {
+  Random r(5);
+  ForEachIsaAndThreads([&](Isa, ThreadPool* pool) {
+    for (int iter = 0; iter < 40; ++iter) {
+      const int k = iter == 0 ? 0 : r.Int(1, 3) == 1 ? r.Int(1, 40) : r.Int(200, 3000);
+      const int n = iter < 3 ? 1 + iter : r.Int(1, 300);
+      const std::vector<float> a = r.Floats(static_cast<size_t>(k)), w = r.Floats(static_cast<size_t>(n) * k);
+      const std::vector<float> bias = r.Floats(static_cast<size_t>(n));
+      const bool with_bias = r.Bool();
+      const float lo = r.Bool() ? 0.0f : -3.4e38f, hi = r.Bool() ? 1.0f : 3.4e38f;
+      std::vector<float> want(static_cast<size_t>(n)), got(want.size(), -1.0f);
+      const std::vector<float> zeros(bias.size(), 0.0f);
+      reference::FullyConnected(lo, hi, 1, k, n, a.data(), w.data(), with_bias ? bias.data() : zeros.data(),
+                                want.data());
+      MatVecF32(pool, w.data(), n, k, a.data(), with_bias ? bias.data() : nullptr, lo, hi, got.data());
+      SCOPED_TRACE(::testing::Message() << n << " x " << k);
+      ExpectNear(got, want, static_cast<float>(k + 1));
+    }
+  });
+}
+
 // Packed B over 64 KB is streamed panel by panel with prefetching (GemmF32Tile): the same sums,
 // for panels of both widths, depths past one block and rows past one micro-tile, and for a B
 // just over the threshold (100 KB).

@@ -18,6 +18,7 @@
 #include "kernels/optimized/conv.h"
 #include "kernels/reference/broadcast.h"
 #include "ops/conv_util.h"
+#include "ops/fully_connected_util.h"
 #include "edgerun/interpreter.h"
 #include "tflite_generated.h"
 
@@ -390,8 +391,15 @@ class XnnpackDelegate : public Delegate {
       // Matrix-vector products: reading the weights is all of it. Up to 1 MB of them edgerun's
       // one-row tiles run without XNNPACK's per-operator call (ToyCar float's ten layers of 640
       // x 128 down to 128 x 8: 14 against 18 us a run); larger ones (MobileNet's 5 MB classifier)
-      // stream from memory either way, and tiny ones (under 1024 multiply-adds: hello world's
-      // 16 x 16) are cheaper inside an XNNPACK partition than as nodes of their own.
+      // stream from memory either way, so one row of them is read in place, with no copy for
+      // XNNPACK to pack at start-up (ops/fully_connected_util.h); and tiny ones (under 1024
+      // multiply-adds: hello world's 16 x 16) are cheaper inside an XNNPACK partition than as
+      // nodes of their own.
+      if (ops::FloatMatVecInPlace(rows, /*constant_weights=*/true, weights->bytes)) {
+        return StrCat("float32 matrix-vector product over ", weights->bytes,
+                      " bytes of weights: edgerun reads them in place, where XNNPACK would pack a copy "
+                      "at start-up (InterpreterOptions::builtin_float_gemm_min_macs > 0)");
+      }
       if (macs < kMinVectorMacs || weights->bytes > kMaxVectorWeightBytes) return {};
       return StrCat("float32 matrix-vector product of ", macs,
                     " multiply-adds: edgerun's one-row GEMM tiles run it faster than this XNNPACK "

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/thread_pool.h"
+#include "kernels/optimized/isa_kernels.h"
 
 namespace edgerun::optimized {
 
@@ -383,6 +384,24 @@ void GemmF32(ThreadPool* pool, const float* a, int64_t lda, int m, const PackedF
     const int n0 = cg * g.panels_per_group * b.nr, n1 = std::min(b.n, n0 + g.panels_per_group * b.nr);
     if (rows <= 0 || n0 >= n1) return;
     GemmF32Tile(a + r0 * lda, lda, rows, b, n0, n1, c + r0 * ldc, ldc, bias, lo, hi);
+  });
+}
+
+void MatVecF32(ThreadPool* pool, const float* w, int units, int depth, const float* x, const float* bias, float lo,
+               float hi, float* out) {
+  if (units <= 0) return;
+  const DotRowsF32Fn dot_rows = ActiveKernels().dot_rows_f32;
+  // Tasks of about 64 KB of weights, in multiples of the kernel's four rows at a time.
+  const int64_t row_bytes = std::max<int64_t>(1, static_cast<int64_t>(depth) * static_cast<int64_t>(sizeof(float)));
+  const int64_t rows_for_64k = (std::max<int64_t>(1, 64 * 1024 / row_bytes) + 3) / 4 * 4;
+  const int rows_per_task = static_cast<int>(std::min<int64_t>(rows_for_64k, units));
+  const int64_t tasks = (units + rows_per_task - 1) / rows_per_task;
+  ParallelFor(pool, tasks, [&](int64_t task) {
+    const int u0 = static_cast<int>(task) * rows_per_task, rows = std::min(rows_per_task, units - u0);
+    float* o = out + u0;
+    for (int r = 0; r < rows; ++r) o[r] = bias != nullptr ? bias[u0 + r] : 0.0f;
+    dot_rows(w + static_cast<int64_t>(u0) * depth, depth, rows, depth, x, o);
+    for (int r = 0; r < rows; ++r) o[r] = std::min(std::max(o[r], lo), hi);
   });
 }
 

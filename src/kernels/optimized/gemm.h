@@ -134,6 +134,13 @@ void GemmF32TileRows(int parts, const float* const* a, int64_t lda, const int* d
 void GemmF32(ThreadPool* pool, const float* a, int64_t lda, int m, const PackedF32& b, float* c, int64_t ldc,
              const float* bias, float lo, float hi);
 
+// out[u] = clamp(bias[u] + dot(w[u], x), lo, hi) for u < units (bias nullable): one row of input
+// against weights [units][depth] read where they are, with no packed copy. For weights that
+// stream from memory on every call anyway (MobileNet's 5 MB classifier), where packing them only
+// costs start-up time. The pool splits the units.
+void MatVecF32(ThreadPool* pool, const float* w, int units, int depth, const float* x, const float* bias, float lo,
+               float hi, float* out);
+
 // Rows per task and the number of column groups for an m x n product on `threads` threads.
 struct TileGrid {
   int rows_per_tile = 1;

@@ -528,17 +528,31 @@ void PackI8FromNK(const W* w, int64_t ldw, int n, int k, int32_t filter_offset, 
   // first. Each step reads 4 bytes from each of the panel's nr rows (nr streams the caches follow).
   constexpr uint32_t kFlipBytes = kToUnsigned != 0 ? 0x80808080u : 0;  // + 128 in each byte
   const int full_groups = k / 4, tail = k % 4;
+  // Each panel's groups of 4 depths are a transpose of 4-byte words: by the TRANSPOSE op's vector
+  // kernel where the rows are whole words apart (5x faster than a word at a time).
+  const TransposeBlock32Fn transpose = ldw % 4 == 0 ? kern.transpose_block_32 : nullptr;
   uint32_t* dst = reinterpret_cast<uint32_t*>(out->data.data());
   for (int col0 = 0; col0 < n; col0 += nr) {
     const int cols = std::min(nr, n - col0);
     const W* rows = w + static_cast<int64_t>(col0) * ldw;
-    for (int g = 0; g < full_groups; ++g) {
-      for (int c = 0; c < cols; ++c) {
-        uint32_t word;
-        std::memcpy(&word, rows + c * ldw + 4 * g, 4);
-        *dst++ = word ^ kFlipBytes;
+    if (transpose != nullptr && full_groups > 0) {
+      // Word (g, c): from rows + 4 * (g + c * ldw / 4) to dst + 4 * (g * nr + c).
+      transpose(reinterpret_cast<const uint8_t*>(rows), ldw / 4, reinterpret_cast<uint8_t*>(dst), nr, full_groups, cols);
+      for (int g = 0; g < full_groups; ++g, dst += nr) {
+        if (kFlipBytes != 0) {
+          for (int c = 0; c < cols; ++c) dst[c] ^= kFlipBytes;
+        }
+        for (int c = cols; c < nr; ++c) dst[c] = 0;
       }
-      for (int c = cols; c < nr; ++c) *dst++ = 0;
+    } else {
+      for (int g = 0; g < full_groups; ++g) {
+        for (int c = 0; c < cols; ++c) {
+          uint32_t word;
+          std::memcpy(&word, rows + c * ldw + 4 * g, 4);
+          *dst++ = word ^ kFlipBytes;
+        }
+        for (int c = cols; c < nr; ++c) *dst++ = 0;
+      }
     }
     if (tail != 0) {
       for (int c = 0; c < cols; ++c) {

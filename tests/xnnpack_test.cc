@@ -890,6 +890,10 @@ TEST(Xnnpack, LargeFloatPointwiseConvolutionsStayOnTheBuiltinGemm) {
   ExpectMatchesBuiltin(large, "pointwise conv + add, large", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 9);
   ExpectMatchesBuiltin(small, "pointwise conv + add, small", {1e-4f, 0}, 2, -2, 2, 10);
   ExpectMatchesBuiltin(large, "pointwise conv + add, large, 2 threads", {1e-4f, 0}, vector_gemm ? 1 : 2, -2, 2, 11, {}, 2);
+  // A 1x1 convolution of one pixel (TF-slim MobileNets' logits) over 1 MB of weights is a
+  // matrix-vector product read in place; a smaller one goes to XNNPACK.
+  ExpectLargeStaysOnBuiltinGemm(PointwiseConvAdd(1, 1100, 256), PointwiseConvAdd(1, 64, 32),
+                                "float32 1x1 convolution of one pixel, a matrix-vector product over 1126400 bytes");
 }
 
 // FULLY_CONNECTED [rows, in] x [out, in] (constant float weights) then ADD of a constant.

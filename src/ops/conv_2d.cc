@@ -8,6 +8,7 @@
 #include "kernels/optimized/integer.h"
 #include "kernels/optimized/winograd.h"
 #include "ops/conv_util.h"
+#include "ops/fully_connected_util.h"
 #include "ops/row_bands.h"
 
 namespace edgerun::ops {
@@ -254,6 +255,12 @@ Status Eval(OpContext& ctx, ConvState& state) {
   // [181264129, 6373376, 0, 32] spent seconds walking empty rows).
   if (output->num_elements() == 0) return Status::Ok();
   if (input->type == TensorType::kFloat32 && filter->type == TensorType::kFloat32) {
+    if (FloatConvIsMatVecInPlace(input->shape, filter->shape, output->shape, filter->is_constant(), filter->bytes)) {
+      optimized::MatVecF32(ctx.thread_pool(), filter->data_as<float>(), output->dim(3), input->dim(3),
+                           input->data_as<float>(), bias ? bias->data_as<float>() : nullptr, state.params.act_min,
+                           state.params.act_max, output->data_as<float>());
+      return Status::Ok();
+    }
     PackFloatFilter(ctx, state);
     optimized::Conv2DF32(ctx.thread_pool(), state.params, input->shape, input->data_as<float>(), filter->shape,
                          state.packed_f32, bias ? bias->data_as<float>() : nullptr, output->shape,

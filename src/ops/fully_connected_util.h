@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace edgerun::ops {
 
@@ -15,6 +16,18 @@ namespace edgerun::ops {
 constexpr size_t kInPlaceMatVecMinWeightBytes = size_t{1} << 20;
 inline bool FloatMatVecInPlace(int64_t rows, bool constant_weights, size_t weight_bytes) {
   return rows == 1 && (!constant_weights || weight_bytes > kInPlaceMatVecMinWeightBytes);
+}
+
+// A CONV_2D of one image of one pixel through a 1x1 filter (the logits layer of TF-slim's
+// MobileNets, 1024 or 1280 -> 1001) is the same product: filter [out, 1, 1, in] = weights
+// [out, in]. Shapes as given: input [1, 1, 1, in], filter [out, 1, 1, in], output [1, 1, 1, out].
+inline bool FloatConvIsMatVecInPlace(const std::vector<int32_t>& input, const std::vector<int32_t>& filter,
+                                     const std::vector<int32_t>& output, bool constant_filter, size_t filter_bytes) {
+  if (input.size() != 4 || filter.size() != 4 || output.size() != 4) return false;
+  const bool one_pixel = input[0] == 1 && input[1] == 1 && input[2] == 1 && output[0] == 1 && output[1] == 1 &&
+                         output[2] == 1;
+  const bool pointwise = filter[1] == 1 && filter[2] == 1 && filter[3] == input[3] && filter[0] == output[3];
+  return one_pixel && pointwise && FloatMatVecInPlace(1, constant_filter, filter_bytes);
 }
 
 }  // namespace edgerun::ops

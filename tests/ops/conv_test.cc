@@ -222,6 +222,49 @@ TEST(FullyConnected, OneRowOnWeightsInPlaceMatchesDirectLoop) {
   }
 }
 
+// A 1x1 CONV_2D of one pixel is the same matrix-vector product on the filter in place: over 1 MiB
+// of constant filter, or a filter that is a graph input. Against the sum in double, with RELU6.
+TEST(Conv2D, OnePixelPointwiseOnFilterInPlaceMatchesDirectLoop) {
+  struct Case {
+    int out_c, in_c;
+    bool constant;
+  };
+  for (const Case c : {Case{300, 1000, true}, Case{19, 33, false}}) {
+    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(c.in_c), 4);
+    const std::vector<float> w = testing::RandomFloats(static_cast<size_t>(c.out_c) * c.in_c, 5, -0.2f, 0.2f);
+    const std::vector<float> bias = testing::RandomFloats(static_cast<size_t>(c.out_c), 6);
+    SingleOp op(tflite::BuiltinOperator_CONV_2D);
+    op.Input(TensorType::kFloat32, {1, 1, 1, c.in_c});
+    if (c.constant) {
+      op.Const<float>(TensorType::kFloat32, {c.out_c, 1, 1, c.in_c}, w);
+    } else {
+      op.Input(TensorType::kFloat32, {c.out_c, 1, 1, c.in_c});
+    }
+    op.Const<float>(TensorType::kFloat32, {c.out_c}, bias);
+    op.Output(TensorType::kFloat32);
+    op.Options(tflite::BuiltinOptions_Conv2DOptions,
+               ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 2, 2,
+                                                      tflite::ActivationFunctionType_RELU6)));
+    for (int threads : {1, 2}) {
+      InterpreterOptions options;
+      options.num_threads = threads;
+      auto interpreter = op.Build(options);
+      ASSERT_TRUE(interpreter);
+      SetInput<float>(*interpreter, 0, x);
+      if (!c.constant) SetInput<float>(*interpreter, 1, w);
+      ASSERT_TRUE(interpreter->Invoke().ok());
+      EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, 1, 1, c.out_c}));
+      const std::vector<float> got = GetOutput<float>(*interpreter, 0);
+      ASSERT_EQ(got.size(), static_cast<size_t>(c.out_c));
+      for (int o = 0; o < c.out_c; ++o) {
+        double sum = bias[o];
+        for (int k = 0; k < c.in_c; ++k) sum += static_cast<double>(w[static_cast<size_t>(o) * c.in_c + k]) * x[k];
+        ASSERT_NEAR(got[o], std::min(std::max(sum, 0.0), 6.0), 1e-4) << c.out_c << "x" << c.in_c << " channel " << o;
+      }
+    }
+  }
+}
+
 TEST(FullyConnected, RejectsInputThatDoesNotDivide) {
   SingleOp op(tflite::BuiltinOperator_FULLY_CONNECTED);
   op.Input(TensorType::kFloat32, {1, 5});

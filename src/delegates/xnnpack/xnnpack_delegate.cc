@@ -357,6 +357,12 @@ class XnnpackDelegate : public Delegate {
     const int64_t min_macs = options.builtin_float_gemm_min_macs;
     if (min_macs <= 0 || input->type != TensorType::kFloat32 || filter->type != TensorType::kFloat32) return {};
     if (filter->dim(3) != input->dim(3)) return {};  // one group only
+    if (ops::FloatConvIsMatVecInPlace(input->shape, filter->shape, output->shape, /*constant_filter=*/true,
+                                      filter->bytes)) {
+      return StrCat("float32 1x1 convolution of one pixel, a matrix-vector product over ", filter->bytes,
+                    " bytes of weights: edgerun reads them in place, where XNNPACK would pack a copy at start-up "
+                    "(InterpreterOptions::builtin_float_gemm_min_macs > 0)");
+    }
     // Dilated windows are left to XNNPACK (not measured); the others run on the GEMM in place or
     // through im2col, both faster than this XNNPACK (ResNet-18's 3x3 layers of 256 and 512
     // channels: 2.3-2.9 ms against 5-8 ms).

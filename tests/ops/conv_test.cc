@@ -181,87 +181,68 @@ TEST(FullyConnected, HandComputedWithBiasAndKeepDims) {
   }
 }
 
-// One input row runs on the weights where they are: constant weights over 1 MiB, and weights
-// that are a graph input (not constant) of any size. Against the sum in double, with RELU6.
-TEST(FullyConnected, OneRowOnWeightsInPlaceMatchesDirectLoop) {
-  struct Case {
-    int units, depth;
-    bool constant;
-  };
-  for (const Case c : {Case{300, 1000, true}, Case{37, 21, false}, Case{260, 1030, false}}) {
-    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(c.depth), 1);
-    const std::vector<float> w = testing::RandomFloats(static_cast<size_t>(c.units) * c.depth, 2, -0.2f, 0.2f);
-    const std::vector<float> bias = testing::RandomFloats(static_cast<size_t>(c.units), 3);
-    SingleOp op(tflite::BuiltinOperator_FULLY_CONNECTED);
-    op.Input(TensorType::kFloat32, {1, c.depth});
-    if (c.constant) {
-      op.Const<float>(TensorType::kFloat32, {c.units, c.depth}, w);
-    } else {
-      op.Input(TensorType::kFloat32, {c.units, c.depth});
-    }
-    op.Const<float>(TensorType::kFloat32, {c.units}, bias);
-    op.Output(TensorType::kFloat32);
-    op.Options(tflite::BuiltinOptions_FullyConnectedOptions,
-               ER_OPTIONS(tflite::CreateFullyConnectedOptions(fbb, tflite::ActivationFunctionType_RELU6)));
-    for (int threads : {1, 2}) {
-      InterpreterOptions options;
-      options.num_threads = threads;
-      auto interpreter = op.Build(options);
-      ASSERT_TRUE(interpreter);
-      SetInput<float>(*interpreter, 0, x);
-      if (!c.constant) SetInput<float>(*interpreter, 1, w);
-      ASSERT_TRUE(interpreter->Invoke().ok());
-      const std::vector<float> got = GetOutput<float>(*interpreter, 0);
-      ASSERT_EQ(got.size(), static_cast<size_t>(c.units));
-      for (int u = 0; u < c.units; ++u) {
-        double sum = bias[u];
-        for (int k = 0; k < c.depth; ++k) sum += static_cast<double>(w[static_cast<size_t>(u) * c.depth + k]) * x[k];
-        ASSERT_NEAR(got[u], std::min(std::max(sum, 0.0), 6.0), 1e-4) << c.units << "x" << c.depth << " unit " << u;
-      }
+// A matrix-vector product on weights read in place (FULLY_CONNECTED of one row, 1x1 CONV_2D of
+// one pixel): weights [units][depth] over 1 MiB and constant, or a graph input of any size.
+struct MatVecCase {
+  int units, depth;
+  bool constant;
+};
+
+// Builds the op (input 0 of `in_shape`, weights of `w_shape` as a constant or as input 1, bias,
+// RELU6 in `options`), runs it at 1 and 2 threads and checks the output's shape and each value
+// against bias + w . x summed in double.
+void ExpectMatVecMatchesDirectLoop(tflite::BuiltinOperator code, const MatVecCase& c, const Shape& in_shape,
+                                   const Shape& w_shape, const Shape& out_shape, tflite::BuiltinOptions options_type,
+                                   ModelBuilder::OptionsWriter options, uint32_t seed) {
+  const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(c.depth), seed);
+  const std::vector<float> w = testing::RandomFloats(static_cast<size_t>(c.units) * c.depth, seed + 1, -0.2f, 0.2f);
+  const std::vector<float> bias = testing::RandomFloats(static_cast<size_t>(c.units), seed + 2);
+  SingleOp op(code);
+  op.Input(TensorType::kFloat32, in_shape);
+  if (c.constant) {
+    op.Const<float>(TensorType::kFloat32, w_shape, w);
+  } else {
+    op.Input(TensorType::kFloat32, w_shape);
+  }
+  op.Const<float>(TensorType::kFloat32, {c.units}, bias);
+  op.Output(TensorType::kFloat32);
+  op.Options(options_type, std::move(options));
+  for (int threads : {1, 2}) {
+    InterpreterOptions interpreter_options;
+    interpreter_options.num_threads = threads;
+    auto interpreter = op.Build(interpreter_options);
+    ASSERT_TRUE(interpreter);
+    SetInput<float>(*interpreter, 0, x);
+    if (!c.constant) SetInput<float>(*interpreter, 1, w);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    EXPECT_EQ(interpreter->output(0)->shape, out_shape);
+    const std::vector<float> got = GetOutput<float>(*interpreter, 0);
+    ASSERT_EQ(got.size(), static_cast<size_t>(c.units));
+    for (int u = 0; u < c.units; ++u) {
+      double sum = bias[u];
+      for (int k = 0; k < c.depth; ++k) sum += static_cast<double>(w[static_cast<size_t>(u) * c.depth + k]) * x[k];
+      ASSERT_NEAR(got[u], std::min(std::max(sum, 0.0), 6.0), 1e-4) << c.units << "x" << c.depth << " output " << u;
     }
   }
 }
 
-// A 1x1 CONV_2D of one pixel is the same matrix-vector product on the filter in place: over 1 MiB
-// of constant filter, or a filter that is a graph input. Against the sum in double, with RELU6.
+TEST(FullyConnected, OneRowOnWeightsInPlaceMatchesDirectLoop) {
+  for (const MatVecCase c : {MatVecCase{300, 1000, true}, MatVecCase{37, 21, false}, MatVecCase{260, 1030, false}}) {
+    ExpectMatVecMatchesDirectLoop(
+        tflite::BuiltinOperator_FULLY_CONNECTED, c, {1, c.depth}, {c.units, c.depth}, {1, c.units},
+        tflite::BuiltinOptions_FullyConnectedOptions,
+        ER_OPTIONS(tflite::CreateFullyConnectedOptions(fbb, tflite::ActivationFunctionType_RELU6)), 1);
+  }
+}
+
+// The logits layer of TF-slim's MobileNets (stride 2 here: still one pixel).
 TEST(Conv2D, OnePixelPointwiseOnFilterInPlaceMatchesDirectLoop) {
-  struct Case {
-    int out_c, in_c;
-    bool constant;
-  };
-  for (const Case c : {Case{300, 1000, true}, Case{19, 33, false}}) {
-    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(c.in_c), 4);
-    const std::vector<float> w = testing::RandomFloats(static_cast<size_t>(c.out_c) * c.in_c, 5, -0.2f, 0.2f);
-    const std::vector<float> bias = testing::RandomFloats(static_cast<size_t>(c.out_c), 6);
-    SingleOp op(tflite::BuiltinOperator_CONV_2D);
-    op.Input(TensorType::kFloat32, {1, 1, 1, c.in_c});
-    if (c.constant) {
-      op.Const<float>(TensorType::kFloat32, {c.out_c, 1, 1, c.in_c}, w);
-    } else {
-      op.Input(TensorType::kFloat32, {c.out_c, 1, 1, c.in_c});
-    }
-    op.Const<float>(TensorType::kFloat32, {c.out_c}, bias);
-    op.Output(TensorType::kFloat32);
-    op.Options(tflite::BuiltinOptions_Conv2DOptions,
-               ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 2, 2,
-                                                      tflite::ActivationFunctionType_RELU6)));
-    for (int threads : {1, 2}) {
-      InterpreterOptions options;
-      options.num_threads = threads;
-      auto interpreter = op.Build(options);
-      ASSERT_TRUE(interpreter);
-      SetInput<float>(*interpreter, 0, x);
-      if (!c.constant) SetInput<float>(*interpreter, 1, w);
-      ASSERT_TRUE(interpreter->Invoke().ok());
-      EXPECT_EQ(interpreter->output(0)->shape, (Shape{1, 1, 1, c.out_c}));
-      const std::vector<float> got = GetOutput<float>(*interpreter, 0);
-      ASSERT_EQ(got.size(), static_cast<size_t>(c.out_c));
-      for (int o = 0; o < c.out_c; ++o) {
-        double sum = bias[o];
-        for (int k = 0; k < c.in_c; ++k) sum += static_cast<double>(w[static_cast<size_t>(o) * c.in_c + k]) * x[k];
-        ASSERT_NEAR(got[o], std::min(std::max(sum, 0.0), 6.0), 1e-4) << c.out_c << "x" << c.in_c << " channel " << o;
-      }
-    }
+  for (const MatVecCase c : {MatVecCase{300, 1000, true}, MatVecCase{19, 33, false}}) {
+    ExpectMatVecMatchesDirectLoop(tflite::BuiltinOperator_CONV_2D, c, {1, 1, 1, c.depth}, {c.units, 1, 1, c.depth},
+                                  {1, 1, 1, c.units}, tflite::BuiltinOptions_Conv2DOptions,
+                                  ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_VALID, 2, 2,
+                                                                         tflite::ActivationFunctionType_RELU6)),
+                                  4);
   }
 }
 

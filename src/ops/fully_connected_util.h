@@ -1,4 +1,5 @@
-// The float32 FULLY_CONNECTED rule that the op and the XNNPACK delegate's node rules share.
+// The float32 matrix-vector rule (FULLY_CONNECTED of one row, 1x1 CONV_2D of one pixel) that the
+// ops and the XNNPACK delegate's node rules share.
 #pragma once
 
 #include <cstddef>

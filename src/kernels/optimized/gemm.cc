@@ -6,7 +6,9 @@
 #include <type_traits>
 
 #include "core/thread_pool.h"
+#include "kernels/optimized/conv.h"  // ParallelRows
 #include "kernels/optimized/isa_kernels.h"
+#include "kernels/reference/movement.h"
 
 namespace edgerun::optimized {
 
@@ -244,10 +246,13 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
   // A transpose, in blocks of kBlock depths: the block's part of the panel (kBlock x nr floats)
   // stays in L1 while each column's run of kBlock weights is read, instead of every column
   // writing across the whole panel (that took 30 ms for MobileNet v2's 13 MB).
-  // The block's transpose runs in 4 x 4 tiles of vector shuffles where the ISA has them (the
-  // element at a time took 19% of synthetic MobileNet v2 float's first inference).
+  // The block's transpose runs in 4 x 4 tiles of vector shuffles where the ISA has them, else in
+  // the TRANSPOSE op's portable tiles (an element at a time took 19% of synthetic MobileNet v2
+  // float's first inference).
   constexpr int kBlock = 64;
-  const TransposeBlock32Fn transpose = KernelsFor(isa).transpose_block_32;
+  const TransposeBlock32Fn transpose = KernelsFor(isa).transpose_block_32 != nullptr
+                                           ? KernelsFor(isa).transpose_block_32
+                                           : &reference::TransposeBlock<4>;
   for (int p = 0; p < panels; ++p) {
     float* panel = dst + static_cast<int64_t>(p) * k * nr;
     const int cols = std::min(nr, n - p * nr);
@@ -255,14 +260,8 @@ void PackF32FromNK(const float* w, int64_t ldw, int n, int k, Isa isa, PackedF32
       const int kb = std::min(kBlock, k - k0);
       float* block = panel + static_cast<int64_t>(k0) * nr;
       const float* columns = w + static_cast<int64_t>(p) * nr * ldw + k0;
-      if (transpose != nullptr) {
-        // Element (kk, j): from columns + kk + j * ldw to block + kk * nr + j.
-        transpose(reinterpret_cast<const uint8_t*>(columns), ldw, reinterpret_cast<uint8_t*>(block), nr, kb, cols);
-      } else {
-        for (int j = 0; j < cols; ++j) {
-          for (int kk = 0; kk < kb; ++kk) block[kk * nr + j] = columns[j * ldw + kk];
-        }
-      }
+      // Element (kk, j): from columns + kk + j * ldw to block + kk * nr + j.
+      transpose(reinterpret_cast<const uint8_t*>(columns), ldw, reinterpret_cast<uint8_t*>(block), nr, kb, cols);
       if (cols < nr) {
         for (int kk = 0; kk < kb; ++kk) std::fill(block + kk * nr + cols, block + (kk + 1) * nr, 0.0f);
       }
@@ -399,13 +398,10 @@ void MatVecF32(ThreadPool* pool, const float* w, int units, int depth, const flo
                float hi, float* out) {
   if (units <= 0) return;
   const DotRowsF32Fn dot_rows = ActiveKernels().dot_rows_f32;
-  // Tasks of about 64 KB of weights, in multiples of the kernel's four rows at a time.
+  // Tasks of at least 64 KB of weights.
   const int64_t row_bytes = std::max<int64_t>(1, static_cast<int64_t>(depth) * static_cast<int64_t>(sizeof(float)));
-  const int64_t rows_for_64k = (std::max<int64_t>(1, 64 * 1024 / row_bytes) + 3) / 4 * 4;
-  const int rows_per_task = static_cast<int>(std::min<int64_t>(rows_for_64k, units));
-  const int64_t tasks = (units + rows_per_task - 1) / rows_per_task;
-  ParallelFor(pool, tasks, [&](int64_t task) {
-    const int u0 = static_cast<int>(task) * rows_per_task, rows = std::min(rows_per_task, units - u0);
+  ParallelRows(pool, units, std::max<int64_t>(1, 64 * 1024 / row_bytes), [&](int64_t first, int64_t end) {
+    const int u0 = static_cast<int>(first), rows = static_cast<int>(end - first);
     float* o = out + u0;
     for (int r = 0; r < rows; ++r) o[r] = bias != nullptr ? bias[u0 + r] : 0.0f;
     dot_rows(w + static_cast<int64_t>(u0) * depth, depth, rows, depth, x, o);

@@ -198,6 +198,58 @@ TEST(Quantize, SameScaleRequantizeShiftsEveryByte) {
   for (int b = 0; b < 256; ++b) ASSERT_EQ(static_cast<int8_t>(out[b]), std::min(b + 100, 127)) << "input " << b;
 }
 
+// Tensors of many blocks, split over 1 to 3 threads: the float conversion, the byte shift and
+// the table give each element what the one-element arithmetic gives.
+TEST(Quantize, LargeTensorsOnSeveralThreadsConvertEveryElement) {
+  QuantizationParams q;
+  q.scale = {0.0371f};
+  q.zero_point = {-7};
+  const std::vector<float> values = testing::RandomFloats(50021, 9, -6.0f, 6.0f);
+  QuantizationParams shift_in, shift_out, table_in, table_out;
+  shift_in.scale = shift_out.scale = {0.0117f};
+  shift_in.zero_point = {0};
+  shift_out.zero_point = {-128};
+  table_in.scale = {0.0234f};
+  table_in.zero_point = {3};
+  table_out.scale = {0.0371f};
+  table_out.zero_point = {-7};
+  const std::vector<uint8_t> table = QuantizeEveryByte(TensorType::kInt8, table_in, TensorType::kInt8, table_out);
+  ASSERT_EQ(table.size(), 256u);
+  const int bytes = 224 * 224 * 3;
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(StrCat(threads, " threads"));
+    InterpreterOptions options;
+    options.num_threads = threads;
+    {
+      SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+      op.Input(TensorType::kFloat32, {static_cast<int>(values.size())});
+      op.Output(TensorType::kInt8, {}, q);
+      auto interpreter = op.Build(options);
+      ASSERT_TRUE(interpreter);
+      SetInput<float>(*interpreter, 0, values);
+      ASSERT_TRUE(interpreter->Invoke().ok());
+      const auto* out = interpreter->output(0)->data_as<int8_t>();
+      for (size_t i = 0; i < values.size(); ++i) {
+        ASSERT_EQ(out[i], quant::xnn::QuantizeFloat(values[i], 1.0f / q.scale[0], -7, -128, 127)) << "element " << i;
+      }
+    }
+    for (bool shift : {true, false}) {
+      SingleOp op(tflite::BuiltinOperator_QUANTIZE);
+      op.Input(shift ? TensorType::kUInt8 : TensorType::kInt8, {1, 224, 224, 3}, shift ? shift_in : table_in);
+      op.Output(TensorType::kInt8, {}, shift ? shift_out : table_out);
+      auto interpreter = op.Build(options);
+      ASSERT_TRUE(interpreter);
+      auto* in = static_cast<uint8_t*>(interpreter->input(0)->data);
+      for (int i = 0; i < bytes; ++i) in[i] = static_cast<uint8_t>(i * 7 + i / 251);
+      ASSERT_TRUE(interpreter->Invoke().ok());
+      const auto* out = static_cast<const uint8_t*>(interpreter->output(0)->data);
+      for (int i = 0; i < bytes; ++i) {
+        ASSERT_EQ(out[i], shift ? static_cast<uint8_t>(in[i] - 128) : table[in[i]]) << "element " << i;
+      }
+    }
+  }
+}
+
 TEST(Quantize, Uint8AndInt16) {
   QuantizationParams q8;
   q8.scale = {1.0f / 255};

@@ -47,20 +47,21 @@ Status Prepare(OpContext& ctx, MeanState& state) {
 }
 
 // Sums per output element in Acc (wrapping for integers), in input order: optimized::ReduceSum,
-// which adds whole rows at a time (a global mean of 7x7x1280 int8 went 83 -> ~10 us) and equals
-// reference::ForEachReduce's sums (integer sums wrap, so their order does not matter anyway).
+// which adds whole rows at a time (a global mean of 7x7x1280 int8 went 83 -> ~10 us; 8-bit rows
+// on the ISA's add_rows_i8, ~4 us) and equals reference::ForEachReduce's sums (integer sums wrap,
+// so their order does not matter anyway). Split over the pool where the node has it.
 template <class T, class Acc>
-std::vector<Acc> Sums(const Tensor* input, const ReduceState& state, int64_t out_count) {
+std::vector<Acc> Sums(ThreadPool* pool, const Tensor* input, const ReduceState& state, int64_t out_count) {
   std::vector<Acc> sums(static_cast<size_t>(out_count), Acc{0});
-  optimized::ReduceSum<T, Acc>(nullptr, input->shape, state.reduced, input->data_as<T>(), sums.data(), out_count,
+  optimized::ReduceSum<T, Acc>(pool, input->shape, state.reduced, input->data_as<T>(), sums.data(), out_count,
                                /*from_first=*/false);
   return sums;
 }
 
 template <class T, class Acc>
-void MeanPlain(const Tensor* input, Tensor* output, const ReduceState& state) {
+void MeanPlain(ThreadPool* pool, const Tensor* input, Tensor* output, const ReduceState& state) {
   const int64_t n = output->num_elements();
-  const std::vector<Acc> sums = Sums<T, Acc>(input, state, n);
+  const std::vector<Acc> sums = Sums<T, Acc>(pool, input, state, n);
   T* out = output->data_as<T>();
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(sums[i] / static_cast<Acc>(state.reduced_count));
 }
@@ -68,9 +69,9 @@ void MeanPlain(const Tensor* input, Tensor* output, const ReduceState& state) {
 // TFLite's global-average-pooling kernel: sum of stored values * (s_in / (count * s_out)) in
 // fixed point, plus a bias that carries both zero points, rounded in float.
 template <class T>
-void MeanSpatialQuantized(const Tensor* input, Tensor* output, const ReduceState& state) {
+void MeanSpatialQuantized(ThreadPool* pool, const Tensor* input, Tensor* output, const ReduceState& state) {
   const int64_t n = output->num_elements();
-  const std::vector<int32_t> sums = Sums<T, int32_t>(input, state, n);
+  const std::vector<int32_t> sums = Sums<T, int32_t>(pool, input, state, n);
   const float count = static_cast<float>(state.reduced_count);
   float zero_point_shift = static_cast<float>(input->zero_point()) * input->scale() / output->scale();
   zero_point_shift = zero_point_shift > 0 ? zero_point_shift + 0.5f : zero_point_shift - 0.5f;
@@ -89,9 +90,9 @@ void MeanSpatialQuantized(const Tensor* input, Tensor* output, const ReduceState
 // TFLite's general integer kernel: (sum - count * z_in) * (s_in / s_out) / count + z_out, with
 // 1 / count folded into the multiplier (losing a little precision for large counts, as TFLite).
 template <class T>
-void MeanQuantized(const Tensor* input, Tensor* output, const ReduceState& state) {
+void MeanQuantized(ThreadPool* pool, const Tensor* input, Tensor* output, const ReduceState& state) {
   const int64_t n = output->num_elements();
-  const std::vector<int32_t> sums = Sums<T, int32_t>(input, state, n);
+  const std::vector<int32_t> sums = Sums<T, int32_t>(pool, input, state, n);
   const int64_t count = state.reduced_count;
   int shift = 63 - __builtin_clzll(static_cast<uint64_t>(count));  // floor(log2(count))
   shift = std::min(shift, 32);
@@ -109,9 +110,9 @@ void MeanQuantized(const Tensor* input, Tensor* output, const ReduceState& state
 
 // XNNPACK's 8-bit mean: the centered sum rescaled in float, rounded half to even.
 template <class T>
-void MeanXnnpack(const Tensor* input, Tensor* output, const ReduceState& state) {
+void MeanXnnpack(ThreadPool* pool, const Tensor* input, Tensor* output, const ReduceState& state) {
   const int64_t n = output->num_elements();
-  const std::vector<int32_t> sums = Sums<T, int32_t>(input, state, n);
+  const std::vector<int32_t> sums = Sums<T, int32_t>(pool, input, state, n);
   const int64_t count = state.reduced_count;
   const float scale = quant::xnn::MeanScale(input->scale(), output->scale(), count);
   constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
@@ -134,11 +135,11 @@ bool IsSpatialMean(const OpContext& ctx, const ReduceState& state) {
 template <class T>
 void MeanQuantizedDispatch(OpContext& ctx, const MeanState& state) {
   if (state.xnnpack) {
-    MeanXnnpack<T>(ctx.input(0), ctx.output(0), state);
+    MeanXnnpack<T>(ctx.thread_pool(), ctx.input(0), ctx.output(0), state);
   } else if (IsSpatialMean(ctx, state)) {
-    MeanSpatialQuantized<T>(ctx.input(0), ctx.output(0), state);
+    MeanSpatialQuantized<T>(ctx.thread_pool(), ctx.input(0), ctx.output(0), state);
   } else {
-    MeanQuantized<T>(ctx.input(0), ctx.output(0), state);
+    MeanQuantized<T>(ctx.thread_pool(), ctx.input(0), ctx.output(0), state);
   }
 }
 
@@ -160,11 +161,11 @@ Status Eval(OpContext& ctx, MeanState& state) {
       optimized::MeanFloat(ctx.thread_pool(), input->shape, state.reduced, state.reduced_count,
                            input->data_as<float>(), output->data_as<float>(), output->num_elements());
       break;
-    case TensorType::kInt32: MeanPlain<int32_t, int64_t>(input, output, state); break;
-    case TensorType::kInt64: MeanPlain<int64_t, int64_t>(input, output, state); break;
+    case TensorType::kInt32: MeanPlain<int32_t, int64_t>(ctx.thread_pool(), input, output, state); break;
+    case TensorType::kInt64: MeanPlain<int64_t, int64_t>(ctx.thread_pool(), input, output, state); break;
     case TensorType::kUInt8: MeanQuantizedDispatch<uint8_t>(ctx, state); break;
     case TensorType::kInt8: MeanQuantizedDispatch<int8_t>(ctx, state); break;
-    case TensorType::kInt16: MeanQuantized<int16_t>(input, output, state); break;
+    case TensorType::kInt16: MeanQuantized<int16_t>(ctx.thread_pool(), input, output, state); break;
     default: return ctx.Unsupported("unsupported type ", TensorTypeName(input->type));
   }
   return Status::Ok();

@@ -147,6 +147,11 @@ struct AddI8Args {
 };
 using AddI8Fn = void (*)(const void* a, const void* b, int64_t n, const AddI8Args& p, void* out);
 
+// ---- 8-bit rows summed into int32: acc[i] += src[r * stride + i] for r < rows, i < n (uint8
+// values with is_unsigned, else int8), adds that wrap. Integer sums in any order are equal, so
+// this is the reference's sum of a global average pool or MEAN over its leading axes.
+using AddRowsI8Fn = void (*)(const void* src, int64_t rows, int64_t stride, int64_t n, bool is_unsigned, int32_t* acc);
+
 // ---- RESIZE_BILINEAR of 8-bit values with XNNPACK's 11-bit weights, bit-exact with
 // quant::xnn::ResizeBilinear8Row: one output row of out_w pixels from the input rows `top` and
 // `bottom` ([in_w][channels]); x_taps holds (lo, hi, weight) per output pixel.
@@ -277,6 +282,7 @@ struct IsaKernels {
   RowSumsI8Fn row_sums_i8 = nullptr;
   RowSumsI8Fn row_sums_u8 = nullptr;
   AddI8Fn add_i8 = nullptr;  // AVX2 and AVX-512; null: the scalar kernel
+  AddRowsI8Fn add_rows_i8 = nullptr;  // AVX2 and AVX-512; null: the callers' loops
   BinaryI16Fn binary_i16 = nullptr;  // AVX-512 only; null: the scalar kernel
   LeakyReluI16Fn leaky_relu_i16 = nullptr;  // AVX-512 only; null: the scalar kernel
   DwConvRowFn dwconv_f32 = nullptr;

@@ -86,6 +86,25 @@ int ForEachCell(const reference::PoolParams& p, const Shape& in_shape, const Sha
   return std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0);
 }
 
+// As ForEachCell, a window row at a time: row(first_cell, cells) for the covered cells of each
+// window row (`cells` pixels from first_cell, in_shape[3] values apart); returns the cells.
+template <class T, class Row>
+int ForEachWindowRow(const reference::PoolParams& p, const Shape& in_shape, const Shape& out_shape, const T* input,
+                     int64_t pixel, const Row& row) {
+  const int in_h = in_shape[1], in_w = in_shape[2], depth = in_shape[3];
+  const int out_h = out_shape[1], out_w = out_shape[2];
+  const int64_t b = pixel / (static_cast<int64_t>(out_h) * out_w);
+  const int oy = static_cast<int>(pixel / out_w % out_h), ox = static_cast<int>(pixel % out_w);
+  const int y0 = oy * p.stride_h - p.pad_h, x0 = ox * p.stride_w - p.pad_w;
+  const int fy0 = std::max(0, -y0), fy1 = std::min(p.filter_h, in_h - y0);
+  const int fx0 = std::max(0, -x0), fx1 = std::min(p.filter_w, in_w - x0);
+  if (fx1 <= fx0) return 0;
+  for (int fy = fy0; fy < fy1; ++fy) {
+    row(input + ((b * in_h + y0 + fy) * in_w + x0 + fx0) * depth, fx1 - fx0);
+  }
+  return std::max(0, fy1 - fy0) * (fx1 - fx0);
+}
+
 // The ISA's kernel for one output pixel of a max pool (null: the loops below).
 template <class T>
 MaxPoolCellsFn<T> MaxPoolKernel() {
@@ -163,14 +182,22 @@ bool AveragePoolQuantized(ThreadPool* pool, const reference::PoolParams& p, cons
   const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
   if (pixels <= 0 || depth <= 0) return true;
   std::atomic<bool> empty_window{false};
+  // 8-bit windows: each window row's cells (pixels `depth` apart) added by the ISA's kernel, its
+  // sums in registers across the cells (coral MobileNet v2's global pool of 7x7x1280 bytes:
+  // 9.7 -> 4.3 us at 1 thread, 11.6 -> 5.7-6.0 at 2).
+  const AddRowsI8Fn add_rows = sizeof(T) == 1 ? ActiveKernels().add_rows_i8 : nullptr;
   pooling_detail::ForEachPixelBlock(pool, p, pixels, depth, [&](int64_t pixel, int c0, int c1) {
     int32_t acc[pooling_detail::kChannelBlock];
     const int n = c1 - c0;
     std::fill(acc, acc + n, 0);
-    const int count = pooling_detail::ForEachCell(p, in_shape, out_shape, input, pixel, [&](const T* cell) {
-      const T* v = cell + c0;
-      for (int i = 0; i < n; ++i) acc[i] += v[i];
-    });
+    const int count = add_rows != nullptr
+        ? pooling_detail::ForEachWindowRow(p, in_shape, out_shape, input, pixel, [&](const T* first, int cells) {
+            add_rows(first + c0, cells, depth, n, std::is_unsigned_v<T>, acc);
+          })
+        : pooling_detail::ForEachCell(p, in_shape, out_shape, input, pixel, [&](const T* cell) {
+            const T* v = cell + c0;
+            for (int i = 0; i < n; ++i) acc[i] += v[i];
+          });
     T* out = output + pixel * depth + c0;
     if (count == 0) {
       std::fill(out, out + n, T{0});

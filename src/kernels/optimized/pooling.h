@@ -67,27 +67,9 @@ void ForEachPixelBlock(ThreadPool* pool, const reference::PoolParams& p, int64_t
   });
 }
 
-// Calls cells(row_pointer_of_each_covered_cell) for the output pixel, in the reference's order;
-// returns the number of cells.
-template <class T, class Cell>
-int ForEachCell(const reference::PoolParams& p, const Shape& in_shape, const Shape& out_shape, const T* input,
-                int64_t pixel, const Cell& cell) {
-  const int in_h = in_shape[1], in_w = in_shape[2], depth = in_shape[3];
-  const int out_h = out_shape[1], out_w = out_shape[2];
-  const int64_t b = pixel / (static_cast<int64_t>(out_h) * out_w);
-  const int oy = static_cast<int>(pixel / out_w % out_h), ox = static_cast<int>(pixel % out_w);
-  const int y0 = oy * p.stride_h - p.pad_h, x0 = ox * p.stride_w - p.pad_w;
-  const int fy0 = std::max(0, -y0), fy1 = std::min(p.filter_h, in_h - y0);
-  const int fx0 = std::max(0, -x0), fx1 = std::min(p.filter_w, in_w - x0);
-  for (int fy = fy0; fy < fy1; ++fy) {
-    const T* row = input + ((b * in_h + y0 + fy) * in_w + x0) * depth;
-    for (int fx = fx0; fx < fx1; ++fx) cell(row + static_cast<int64_t>(fx) * depth);
-  }
-  return std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0);
-}
-
-// As ForEachCell, a window row at a time: row(first_cell, cells) for the covered cells of each
-// window row (`cells` pixels from first_cell, in_shape[3] values apart); returns the cells.
+// Calls row(first_cell, cells) for each window row of the output pixel, in the reference's order:
+// the covered cells of that row, `cells` pixels from first_cell (in_shape[3] values apart).
+// Returns the number of cells.
 template <class T, class Row>
 int ForEachWindowRow(const reference::PoolParams& p, const Shape& in_shape, const Shape& out_shape, const T* input,
                      int64_t pixel, const Row& row) {
@@ -103,6 +85,17 @@ int ForEachWindowRow(const reference::PoolParams& p, const Shape& in_shape, cons
     row(input + ((b * in_h + y0 + fy) * in_w + x0 + fx0) * depth, fx1 - fx0);
   }
   return std::max(0, fy1 - fy0) * (fx1 - fx0);
+}
+
+// Calls cell(row_pointer_of_each_covered_cell) for the output pixel, in the reference's order
+// (window rows, then columns); returns the number of cells.
+template <class T, class Cell>
+int ForEachCell(const reference::PoolParams& p, const Shape& in_shape, const Shape& out_shape, const T* input,
+                int64_t pixel, const Cell& cell) {
+  const int64_t depth = in_shape[3];
+  return ForEachWindowRow(p, in_shape, out_shape, input, pixel, [&](const T* first, int cells) {
+    for (int i = 0; i < cells; ++i) cell(first + i * depth);
+  });
 }
 
 // The ISA's kernel for one output pixel of a max pool (null: the loops below).

@@ -27,6 +27,25 @@ void ExpectSameBits(const std::vector<T>& got, const std::vector<T>& want) {
   ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0);
 }
 
+// ReduceSum of `input` against the reference's sums: ReduceFold (from_first) or ForEachReduce
+// from zero, bit for bit. The output starts as garbage, which ReduceSum must overwrite.
+template <class T, class Acc>
+void ExpectReferenceSums(ThreadPool* pool, const Shape& shape, const std::vector<bool>& reduced,
+                         const std::vector<T>& input, int64_t out_count, bool from_first) {
+  std::vector<Acc> want(static_cast<size_t>(out_count)), got(want.size(), static_cast<Acc>(12345));
+  if (from_first) {
+    reference::ReduceFold(shape, reduced, input.data(), want.data(), out_count, Acc{0},
+                          [](T x) { return static_cast<Acc>(x); },
+                          [](Acc acc, T x) { return SumAdd(acc, static_cast<Acc>(x)); });
+  } else {
+    std::fill(want.begin(), want.end(), Acc{0});
+    reference::ForEachReduce(shape, reduced,
+                             [&](int64_t o, int64_t i) { want[o] = SumAdd(want[o], static_cast<Acc>(input[i])); });
+  }
+  ReduceSum(pool, shape, reduced, input.data(), got.data(), out_count, from_first);
+  ExpectSameBits(got, want);
+}
+
 template <class T, class Acc>
 void CheckSum(Random& r, ThreadPool* pool, bool from_first) {
   const int rank = r.Int(0, 4);
@@ -47,18 +66,7 @@ void CheckSum(Random& r, ThreadPool* pool, bool from_first) {
       x = static_cast<T>(r.Int(-2000000000, 2000000000));
     }
   }
-  std::vector<Acc> want(static_cast<size_t>(out_count)), got(want.size());
-  if (from_first) {
-    reference::ReduceFold(shape, reduced, input.data(), want.data(), out_count, Acc{0},
-                          [](T x) { return static_cast<Acc>(x); },
-                          [](Acc acc, T x) { return SumAdd(acc, static_cast<Acc>(x)); });
-  } else {
-    std::fill(want.begin(), want.end(), Acc{0});
-    reference::ForEachReduce(shape, reduced,
-                             [&](int64_t o, int64_t i) { want[o] = SumAdd(want[o], static_cast<Acc>(input[i])); });
-  }
-  ReduceSum(pool, shape, reduced, input.data(), got.data(), out_count, from_first);
-  ExpectSameBits(got, want);
+  ExpectReferenceSums<T, Acc>(pool, shape, reduced, input, out_count, from_first);
 }
 
 TEST(OptimizedReduceSum, MatchesReferenceBitExact) {
@@ -100,11 +108,7 @@ void CheckLeadingSum8(Random& r, ThreadPool* pool, const Shape& shape, const std
   }
   const std::vector<T> input =
       r.Ints<T>(static_cast<size_t>(NumElements(shape)), std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
-  std::vector<int32_t> want(static_cast<size_t>(out_count), 0), got(want.size(), 12345);
-  reference::ForEachReduce(shape, reduced,
-                           [&](int64_t o, int64_t i) { want[o] = SumAdd(want[o], static_cast<int32_t>(input[i])); });
-  ReduceSum(pool, shape, reduced, input.data(), got.data(), out_count, false);
-  ExpectSameBits(got, want);
+  ExpectReferenceSums<T, int32_t>(pool, shape, reduced, input, out_count, /*from_first=*/false);
 }
 
 TEST(OptimizedReduceSum, EightBitLeadingAxesMatchReference) {

@@ -276,13 +276,11 @@ bool SumLeadingAxes8(ThreadPool* pool, const Shape& in_shape, const std::vector<
   // Fewer kept values than a vector: one partial load a row (the generic walk sums rows instead).
   if (kept != out_count || kept < 16 || rows <= 0) return false;
   std::fill(out, out + out_count, 0);
-  // With threads, chunks of at least 64 kept values: the producer's threads wrote them by columns,
-  // and each thread reads back mostly what its core wrote (as the global pool, ForEachPixelBlock).
-  const int threads = rows * kept < 32768 ? 1 : NumThreads(pool);
-  const int64_t chunks = threads == 1 ? 1 : std::min<int64_t>(4 * threads, (kept + 63) / 64);
-  ParallelFor(pool, chunks, [&](int64_t t) {
-    const int64_t c0 = kept * t / chunks, c1 = kept * (t + 1) / chunks;
-    if (c0 < c1) add_rows(in + c0, rows, kept, c1 - c0, std::is_unsigned_v<T>, out + c0);
+  // With threads (from 32 K values), ranges of at least 64 kept values: the producer's threads
+  // wrote them by columns, and each thread reads back mostly what its core wrote (as the global
+  // pool, ForEachPixelBlock).
+  ParallelRows(rows * kept < 32768 ? nullptr : pool, kept, 64, [&](int64_t c0, int64_t c1) {
+    add_rows(in + c0, rows, kept, c1 - c0, std::is_unsigned_v<T>, out + c0);
   });
   return true;
 }

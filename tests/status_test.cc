@@ -66,5 +66,25 @@ TEST(StrCat, WritesEachPieceAsAnOstream) {
   EXPECT_EQ(StrCat(), "");
 }
 
+// ER_RETURN_IF_ERROR_IN builds its context only for a failure, and puts it in front of the message.
+Status Checked(bool fail, int* contexts_built) {
+  auto context = [&] {
+    ++*contexts_built;
+    return std::string("model.tflite: subgraph 0");
+  };
+  ER_RETURN_IF_ERROR_IN(context(), fail ? Status::Error("tensor 3: too large") : Status::Ok());
+  return Status::Ok();
+}
+
+TEST(Status, ReturnIfErrorInBuildsTheContextOnlyForAFailure) {
+  int built = 0;
+  EXPECT_TRUE(Checked(false, &built).ok());
+  EXPECT_EQ(built, 0);
+  const Status failed = Checked(true, &built);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(built, 1);
+  EXPECT_EQ(failed.message(), "model.tflite: subgraph 0: tensor 3: too large");
+}
+
 }  // namespace
 }  // namespace edgerun

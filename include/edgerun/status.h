@@ -121,6 +121,15 @@ class [[nodiscard]] Result {
     if (!er_status_.ok()) return er_status_;           \
   } while (0)
 
+// As ER_RETURN_IF_ERROR, with `context` in front of the message (Status::WithContext). `context` is
+// evaluated only on failure: building "model: subgraph 0"-like strings for every tensor was a few
+// hundred allocations of each AllocateTensors.
+#define ER_RETURN_IF_ERROR_IN(context, expr)                             \
+  do {                                                                   \
+    ::edgerun::Status er_status_ = (expr);                               \
+    if (!er_status_.ok()) return er_status_.WithContext(context);        \
+  } while (0)
+
 // Returns an error built from the remaining arguments when `cond` is false.
 #define ER_CHECK(cond, ...)                                                  \
   do {                                                                       \

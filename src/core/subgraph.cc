@@ -419,7 +419,7 @@ Status Subgraph::AllocateTensorsOnce() {
   for (int i : inputs_) {
     if (NeedsOwnAllocation(tensors_[i].type)) continue;
     size_t bytes = 0;
-    ER_RETURN_IF_ERROR(CheckTensorSize(tensors_[i], &bytes).WithContext(Location()));
+    ER_RETURN_IF_ERROR_IN(Location(), CheckTensorSize(tensors_[i], &bytes));
   }
 
   // Which tensors have a value before each node runs: constants, variables, inputs, and
@@ -468,7 +468,7 @@ Status Subgraph::AllocateTensorsOnce() {
       for (int t : nodes_[n].outputs) {
         if (t < 0 || tensors_[t].is_constant() || NeedsOwnAllocation(tensors_[t].type)) continue;
         size_t bytes = 0;
-        ER_RETURN_IF_ERROR(CheckTensorSize(tensors_[t], &bytes).WithContext(Location()));
+        ER_RETURN_IF_ERROR_IN(Location(), CheckTensorSize(tensors_[t], &bytes));
       }
     }
   }
@@ -609,7 +609,7 @@ Status Subgraph::PlanArena() {
     Tensor& t = tensors_[i];
     if (first[i] < 0 || t.allocation != Allocation::kNone) continue;
     size_t bytes = 0;
-    ER_RETURN_IF_ERROR(CheckTensorSize(t, &bytes).WithContext(Location()));
+    ER_RETURN_IF_ERROR_IN(Location(), CheckTensorSize(t, &bytes));
     t.bytes = bytes;
     t.allocation = Allocation::kArena;
     planned.push_back(static_cast<int>(i));
@@ -643,7 +643,7 @@ Status Subgraph::ResetVariableTensors() {
   for (size_t i = 0; i < tensors_.size(); ++i) {
     Tensor& t = tensors_[i];
     if (!t.is_variable || t.allocation != Allocation::kPersistent) continue;
-    ER_RETURN_IF_ERROR(AllocateOwned(&t).WithContext(Location()));
+    ER_RETURN_IF_ERROR_IN(Location(), AllocateOwned(&t));
     Model::Bytes initial;
     if (i < Size(fb->tensors())) initial = model.buffer(fb->tensors()->Get(i)->buffer());
     if (initial.size > 0 && initial.size == t.bytes) {
@@ -732,7 +732,7 @@ Status Subgraph::RunStep(size_t step) {
     for (int out : node.outputs) {
       Tensor& t = tensors_[out];
       if (t.allocation == Allocation::kNone) t.allocation = Allocation::kDynamic;
-      if (t.allocation == Allocation::kDynamic) ER_RETURN_IF_ERROR(AllocateOwned(&t).WithContext(NodeLocation(n)));
+      if (t.allocation == Allocation::kDynamic) ER_RETURN_IF_ERROR_IN(NodeLocation(n), AllocateOwned(&t));
     }
   }
   OpContext context(this, n);

@@ -559,15 +559,15 @@ Status Model::Validate() {
     }
     for (uint32_t o = 0; o < Size(sg->operators()); ++o) {
       const tflite::Operator* op = sg->operators()->Get(o);
-      const std::string op_label = StrCat(sg_label, ", op ", o);
-      if (op == nullptr) return Status::Errorf(op_label, " is null");
+      auto op_label = [&] { return StrCat(sg_label, ", op ", o); };  // built only for an error
+      if (op == nullptr) return Status::Errorf(op_label(), " is null");
       if (op->opcode_index() >= num_opcodes) {
-        return Status::Errorf(op_label, ": opcode index ", op->opcode_index(), " out of range (",
+        return Status::Errorf(op_label(), ": opcode index ", op->opcode_index(), " out of range (",
                               num_opcodes, " operator codes)");
       }
-      ER_RETURN_IF_ERROR(check_list(op->inputs(), "input", true).WithContext(op_label));
-      ER_RETURN_IF_ERROR(check_list(op->outputs(), "output", true).WithContext(op_label));
-      ER_RETURN_IF_ERROR(check_list(op->intermediates(), "intermediate", true).WithContext(op_label));
+      ER_RETURN_IF_ERROR_IN(op_label(), check_list(op->inputs(), "input", true));
+      ER_RETURN_IF_ERROR_IN(op_label(), check_list(op->outputs(), "output", true));
+      ER_RETURN_IF_ERROR_IN(op_label(), check_list(op->intermediates(), "intermediate", true));
       const tflite::OperatorCode* code = m.operator_codes()->Get(op->opcode_index());
       const int32_t builtin = std::max<int32_t>(code->builtin_code(), code->deprecated_builtin_code());
       for (uint32_t i = 0; i < Size(op->outputs()); ++i) {
@@ -577,17 +577,17 @@ Status Model::Validate() {
         // An op that reads what it writes is a cycle no order of the ops can run.
         for (uint32_t j = 0; out >= 0 && j < Size(op->inputs()); ++j) {
           if (op->inputs()->Get(j) == out) {
-            return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+            return Status::Errorf(op_label(), " (", BuiltinOpName(builtin), "): output ", i, " is ",
                                   TensorLabel(s, out, sg->tensors()->Get(out)), ", which is also its input ", j);
           }
         }
         if (out >= 0 && writer[out] == kCaller) {
-          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+          return Status::Errorf(op_label(), " (", BuiltinOpName(builtin), "): output ", i, " is ",
                                 TensorLabel(s, out, sg->tensors()->Get(out)),
                                 ", which is an input of the subgraph (its value comes from the caller)");
         }
         if (out >= 0 && writer[out] >= 0) {
-          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): output ", i, " is ",
+          return Status::Errorf(op_label(), " (", BuiltinOpName(builtin), "): output ", i, " is ",
                                 TensorLabel(s, out, sg->tensors()->Get(out)), ", which op ", writer[out],
                                 " also writes");
         }
@@ -595,7 +595,7 @@ Status Model::Validate() {
       }
       for (int64_t callee : CalledSubgraphs(builtin, *op)) {
         if (callee < 0 || callee >= num_subgraphs) {
-          return Status::Errorf(op_label, " (", BuiltinOpName(builtin), "): calls subgraph ", callee,
+          return Status::Errorf(op_label(), " (", BuiltinOpName(builtin), "): calls subgraph ", callee,
                                 ", which does not exist (the model has ", num_subgraphs, ")");
         }
         calls[s].push_back(static_cast<int>(callee));
@@ -604,7 +604,7 @@ Status Model::Validate() {
         const uint64_t offset = op->large_custom_options_offset();
         const uint64_t size = op->large_custom_options_size();
         if (offset > size_ || size > size_ - offset) {
-          return Status::Errorf(op_label, ": custom options point beyond the end of the file");
+          return Status::Errorf(op_label(), ": custom options point beyond the end of the file");
         }
       }
     }

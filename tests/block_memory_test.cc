@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -173,6 +175,95 @@ TEST(BlockMemory, BuffersKeepTheirMemoryAndMove) {
   other.Resize(1 << 20);  // grows into a huge block
   other.data()[(1 << 20) - 1] = 2.0f;
   EXPECT_EQ(reinterpret_cast<uintptr_t>(other.data()) % 64, 0u);
+}
+
+// Small blocks: 64-byte aligned slots of at least the size asked, that no other block overlaps.
+TEST(BlockMemory, SmallBlocksAreAlignedSlotsOfTheirOwn) {
+  if (!MappedBlocksEnabled()) {
+    EXPECT_EQ(AllocateSmallBlock(100), nullptr) << "the sanitizers' builds use the C allocator";
+    GTEST_SKIP();
+  }
+  EXPECT_EQ(AllocateSmallBlock(0), nullptr);
+  EXPECT_EQ(AllocateSmallBlock(kSmallBlockMaxBytes + 1), nullptr);
+  std::vector<std::pair<uint8_t*, size_t>> blocks;
+  for (size_t bytes = 1; bytes <= kSmallBlockMaxBytes; bytes += bytes < 600 ? 7 : 61) {
+    for (int copy = 0; copy < 3; ++copy) {
+      auto* block = static_cast<uint8_t*>(AllocateSmallBlock(bytes));
+      ASSERT_NE(block, nullptr) << bytes;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % 64, 0u) << bytes;
+      EXPECT_GE(SmallBlockCapacity(block), bytes);
+      EXPECT_LE(SmallBlockCapacity(block), bytes + 256);
+      std::memset(block, static_cast<int>(blocks.size() % 251), bytes);
+      blocks.emplace_back(block, bytes);
+    }
+  }
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const auto [block, bytes] = blocks[b];
+    ASSERT_EQ(block[0], b % 251) << b;
+    ASSERT_EQ(block[bytes - 1], b % 251) << b;
+  }
+  // Pointers it did not hand out are not its own.
+  int on_stack = 0;
+  void* from_malloc = std::malloc(100);
+  EXPECT_FALSE(FreeSmallBlock(&on_stack));
+  EXPECT_FALSE(FreeSmallBlock(from_malloc));
+  EXPECT_FALSE(FreeSmallBlock(nullptr));
+  EXPECT_EQ(SmallBlockCapacity(from_malloc), 0u);
+  std::free(from_malloc);
+  for (const auto& [block, bytes] : blocks) EXPECT_TRUE(FreeSmallBlock(block));
+}
+
+// Freed slots are used again; empty slabs go back, but one of each size stays for the next block.
+TEST(BlockMemory, SmallBlockSlabsAreReusedAndGiveBackWhenEmpty) {
+  if (!MappedBlocksEnabled()) GTEST_SKIP() << "the sanitizers' builds use the C allocator";
+  constexpr size_t kBytes = 1000;  // 1024-byte slots, 64 to a 64 KiB slab
+  void* first = AllocateSmallBlock(kBytes);
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(FreeSmallBlock(first));
+  EXPECT_EQ(AllocateSmallBlock(kBytes), first) << "the freed slot comes first";
+  const size_t slabs = SmallBlockSlabsForTesting();
+  std::vector<void*> blocks = {first};
+  for (int i = 0; i < 200; ++i) blocks.push_back(AllocateSmallBlock(kBytes));
+  EXPECT_GE(SmallBlockSlabsForTesting(), slabs + 2);
+  for (void* block : blocks) EXPECT_TRUE(FreeSmallBlock(block));
+  EXPECT_LE(SmallBlockSlabsForTesting(), slabs);
+  EXPECT_GE(SmallBlockSlabsForTesting(), 1u);
+}
+
+TEST(BlockMemory, SmallBlocksServeSeveralThreads) {
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &bad] {
+      std::vector<std::vector<int, MetadataAllocator<int>>> lists(50);
+      for (int round = 0; round < 20; ++round) {
+        for (size_t i = 0; i < lists.size(); ++i) lists[i].assign(1 + (i * 37 + round) % 1500, t * 1000 + round);
+        for (const auto& list : lists) {
+          for (int v : list) bad += v != t * 1000 + round;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+// Containers on MetadataAllocator: small and page-sized arrays, moved and grown.
+TEST(BlockMemory, MetadataAllocatorHoldsContainers) {
+  std::vector<double, MetadataAllocator<double>> values;
+  for (int i = 0; i < 5000; ++i) {
+    values.push_back(i * 0.5);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(values.data()) % 64, 0u);
+  }
+  std::deque<std::vector<int>, MetadataAllocator<std::vector<int>>> lists;
+  for (int i = 0; i < 300; ++i) lists.emplace_back(static_cast<size_t>(i), i);
+  auto moved = std::move(values);
+  for (int i = 0; i < 5000; ++i) ASSERT_EQ(moved[static_cast<size_t>(i)], i * 0.5);
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(lists[static_cast<size_t>(i)], std::vector<int>(static_cast<size_t>(i), i));
+  void* empty = AllocateMetadata(0);
+  EXPECT_NE(empty, nullptr);
+  FreeMetadata(empty, 0);
+  FreeMetadata(nullptr, 100);
 }
 
 }  // namespace

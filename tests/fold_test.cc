@@ -62,7 +62,7 @@ std::vector<float> Input(int batch) {
 TEST(FoldConstantShapes, ShapeArithmeticRunsOnceAndItsReadersArePreparedOnce) {
   auto interpreter = testing::Build(FlattenModel(), Folding(true));
   ASSERT_TRUE(interpreter);
-  const std::vector<Node>& nodes = interpreter->subgraph(0)->nodes();
+  const NodeList& nodes = interpreter->subgraph(0)->nodes();
   ASSERT_GE(nodes.size(), 5u);
   // SHAPE, STRIDED_SLICE and PACK folded; RESHAPE reads a constant shape, so its output is sized
   // now, not at every Invoke, and the ADD after it is prepared once.
@@ -78,7 +78,7 @@ TEST(FoldConstantShapes, ShapeArithmeticRunsOnceAndItsReadersArePreparedOnce) {
   // Without folding every node runs, and RESHAPE is prepared at each Invoke; the same results.
   auto unfolded = testing::Build(FlattenModel(), Folding(false));
   ASSERT_TRUE(unfolded);
-  const std::vector<Node>& plain = unfolded->subgraph(0)->nodes();
+  const NodeList& plain = unfolded->subgraph(0)->nodes();
   EXPECT_FALSE(plain[0].folded || plain[1].folded || plain[2].folded);
   EXPECT_EQ(unfolded->subgraph(0)->tensor(plain[3].outputs[0])->allocation, Allocation::kDynamic);
   EXPECT_TRUE(plain[4].prepare_at_eval);

@@ -1,6 +1,8 @@
 #include "core/block_memory.h"
 
 #include <algorithm>
+#include <array>
+#include <new>
 
 #include <sys/mman.h>
 
@@ -156,6 +158,126 @@ ChunkPool& Pool() {
 
 bool Pooled(size_t bytes) { return Mapped(bytes) && bytes < kHugePage; }
 
+// Small blocks: 22 slot sizes (64-byte steps to 512, 256-byte steps to 4096), each served from
+// 16 KiB slabs of its own (page blocks of the chunk pool above, so huge pages too). A slab keeps
+// a list of its freed slots. Empty slabs go back to the pool, except the last one of each size:
+// XNNPACK builds and drops a runtime per node it checks, and a slab (and with it, maybe, a whole
+// chunk) given back and taken again each time would touch a fresh huge page each time.
+class SmallPool {
+ public:
+  static constexpr size_t kSlabBytes = 16 * 1024;
+  static constexpr int kSizes = 22;
+
+  static int SizeIndex(size_t bytes) {
+    return bytes <= 512 ? static_cast<int>((bytes + 63) / 64) - 1 : 8 + static_cast<int>((bytes - 512 + 255) / 256) - 1;
+  }
+  static size_t SlotBytes(int index) { return index < 8 ? static_cast<size_t>(index + 1) * 64 : 512 + static_cast<size_t>(index - 7) * 256; }
+
+  void* Allocate(size_t bytes) {
+    const int index = SizeIndex(bytes);
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Slab*>& open = open_[index];
+    while (!open.empty()) {
+      Slab* slab = open.back();
+      if (void* slot = slab->Take()) return slot;
+      open.pop_back();  // full: back on the list when a slot is freed
+      slab->listed = false;
+    }
+    void* base = AllocateBlock(kSlabBytes, 4096);
+    if (base == nullptr) return nullptr;
+    auto* slab = new (std::nothrow) Slab{static_cast<uint8_t*>(base), index, SlotBytes(index)};
+    if (slab == nullptr) {
+      FreeBlock(base, kSlabBytes);
+      return nullptr;
+    }
+    slabs_.insert(std::upper_bound(slabs_.begin(), slabs_.end(), slab, ByBase), slab);
+    open.push_back(slab);
+    slab->listed = true;
+    return slab->Take();
+  }
+
+  bool Free(void* block) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Slab* slab = Find(block);
+    if (slab == nullptr) return false;
+    slab->Give(block);
+    std::vector<Slab*>& open = open_[slab->size_index];
+    if (!slab->listed) {
+      open.push_back(slab);
+      slab->listed = true;
+    }
+    if (slab->live == 0 && open.size() > 1) {
+      open.erase(std::find(open.begin(), open.end(), slab));
+      slabs_.erase(std::find(slabs_.begin(), slabs_.end(), slab));
+      FreeBlock(slab->base, kSlabBytes);
+      delete slab;
+    }
+    return true;
+  }
+
+  size_t Capacity(const void* block) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Slab* slab = Find(block);
+    return slab ? slab->slot_bytes : 0;
+  }
+
+  size_t slabs() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return slabs_.size();
+  }
+
+ private:
+  struct Slab {
+    uint8_t* base;
+    int size_index;
+    size_t slot_bytes;
+    size_t bumped = 0;        // slots handed out from the top so far
+    void* freed = nullptr;    // freed slots, each holding the next one's address
+    size_t live = 0;
+    bool listed = false;      // on open_[size_index]
+
+    void* Take() {
+      void* slot = nullptr;
+      if (freed != nullptr) {
+        slot = freed;
+        std::memcpy(&freed, slot, sizeof(void*));
+      } else if ((bumped + 1) * slot_bytes <= kSlabBytes) {
+        slot = base + bumped++ * slot_bytes;
+      } else {
+        return nullptr;
+      }
+      ++live;
+      return slot;
+    }
+    void Give(void* slot) {
+      std::memcpy(slot, &freed, sizeof(void*));
+      freed = slot;
+      --live;
+    }
+  };
+
+  static bool ByBase(const Slab* a, const Slab* b) { return a->base < b->base; }
+
+  // The slab holding `block`, or null.
+  Slab* Find(const void* block) const {
+    const auto* p = static_cast<const uint8_t*>(block);
+    auto it = std::upper_bound(slabs_.begin(), slabs_.end(), p, [](const uint8_t* q, const Slab* s) { return q < s->base; });
+    if (it == slabs_.begin()) return nullptr;
+    Slab* slab = *(it - 1);
+    if (p >= slab->base + kSlabBytes) return nullptr;
+    return slab;
+  }
+
+  std::mutex mutex_;
+  std::vector<Slab*> slabs_;  // sorted by base
+  std::array<std::vector<Slab*>, kSizes> open_;  // per slot size: slabs that may have room
+};
+
+SmallPool& Smalls() {
+  static SmallPool* pool = new SmallPool;  // never destroyed: blocks may be freed at exit
+  return *pool;
+}
+
 }  // namespace
 
 bool MappedBlocksEnabled() { return kUseMappings; }
@@ -179,6 +301,41 @@ void FreeBlock(void* block, size_t bytes) {
     munmap(block, bytes);
   } else {
     std::free(block);
+  }
+}
+
+void* AllocateSmallBlock(size_t bytes) {
+  if (!kUseMappings || bytes == 0 || bytes > kSmallBlockMaxBytes) return nullptr;
+  return Smalls().Allocate(bytes);
+}
+
+bool FreeSmallBlock(void* block) {
+  if (!kUseMappings || block == nullptr) return false;
+  return Smalls().Free(block);
+}
+
+size_t SmallBlockCapacity(const void* block) {
+  if (!kUseMappings || block == nullptr) return 0;
+  return Smalls().Capacity(block);
+}
+
+size_t SmallBlockSlabsForTesting() { return Smalls().slabs(); }
+
+void* AllocateMetadata(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  if (!kUseMappings) return std::aligned_alloc(64, (bytes + 63) / 64 * 64);  // the sanitizers see it
+  return bytes <= kSmallBlockMaxBytes ? AllocateSmallBlock(bytes) : AllocateBlock(bytes, 64);
+}
+
+void FreeMetadata(void* block, size_t bytes) {
+  if (block == nullptr) return;
+  if (bytes == 0) bytes = 1;
+  if (!kUseMappings) {
+    std::free(block);
+  } else if (bytes <= kSmallBlockMaxBytes) {
+    FreeSmallBlock(block);
+  } else {
+    FreeBlock(block, bytes);
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,49 @@ size_t PooledChunksForTesting();
 // Give it back with FreeBlock and the same `bytes`.
 void* AllocateBlock(size_t bytes, size_t alignment);
 void FreeBlock(void* block, size_t bytes);
+
+// Blocks under a page for metadata that lives about as long as an interpreter (its tensor and node
+// arrays, the ops' per-channel scales, XNNPACK's operators): 64-byte aligned slots carved from
+// page blocks of AllocateBlock, so from the same huge pages. On the development VM each fresh
+// 4 KiB page of the C allocator's heap costs ~10 us at its first touch, and MoveNet's create +
+// allocate wrote about 140 of them. Null when `bytes` is 0 or over kSmallBlockMaxBytes, when
+// mapped blocks are disabled (sanitizers), or out of memory: then use the C allocator.
+constexpr size_t kSmallBlockMaxBytes = kMappedBlockMinBytes - 1;
+void* AllocateSmallBlock(size_t bytes);
+// Frees a block of AllocateSmallBlock and returns true; false (doing nothing) for any other
+// pointer, so that a caller without sizes can try it first.
+bool FreeSmallBlock(void* block);
+// The usable bytes of a block of AllocateSmallBlock (its slot), 0 for any other pointer.
+size_t SmallBlockCapacity(const void* block);
+// Slabs the small blocks currently use (for tests).
+size_t SmallBlockSlabsForTesting();
+
+// Metadata of `bytes` (64-byte aligned): a small block, or a mapped block from a page; from the C
+// allocator under the sanitizers. Null when out of memory. Give it back with FreeMetadata and the
+// same `bytes`.
+void* AllocateMetadata(size_t bytes);
+void FreeMetadata(void* block, size_t bytes);
+
+// A standard allocator on AllocateMetadata, for containers of interpreter metadata.
+template <class T>
+struct MetadataAllocator {
+  using value_type = T;
+  static_assert(alignof(T) <= 64, "metadata blocks are 64-byte aligned");
+  MetadataAllocator() = default;
+  template <class U>
+  MetadataAllocator(const MetadataAllocator<U>&) noexcept {}  // NOLINT: rebinding, as std::allocator
+  T* allocate(size_t n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+    void* block = AllocateMetadata(n * sizeof(T));
+    if (block == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(block);
+  }
+  void deallocate(T* block, size_t n) noexcept { FreeMetadata(block, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const MetadataAllocator<U>&) const noexcept { return true; }
+  template <class U>
+  bool operator!=(const MetadataAllocator<U>&) const noexcept { return false; }
+};
 
 // [begin, end) byte ranges sorted and merged where they overlap or lie at most `gap` bytes apart:
 // the spans to release in as few madvise calls as possible (each one flushes the TLB), with a gap

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/block_memory.h"
 #include "edgerun/delegate.h"
 #include "edgerun/interpreter.h"
 #include "edgerun/model.h"
@@ -52,6 +53,9 @@ struct Node {
   int parallel_ops = 1;
 };
 
+// The nodes of a subgraph, in metadata blocks (core/block_memory.h).
+using NodeList = std::vector<Node, MetadataAllocator<Node>>;
+
 class Subgraph {
  public:
   Subgraph(Interpreter* interpreter, int index);
@@ -84,8 +88,8 @@ class Subgraph {
   const std::vector<int>& inputs() const { return inputs_; }
   const std::vector<int>& outputs() const { return outputs_; }
   // The model's nodes, then the delegate nodes of the current allocation.
-  std::vector<Node>& nodes() { return nodes_; }
-  const std::vector<Node>& nodes() const { return nodes_; }
+  NodeList& nodes() { return nodes_; }
+  const NodeList& nodes() const { return nodes_; }
   int num_model_nodes() const { return num_model_nodes_; }
   // Nodes in the order Invoke runs them: the model's nodes no delegate took, and delegate nodes.
   const std::vector<int>& execution_plan() const { return plan_; }
@@ -173,10 +177,12 @@ class Subgraph {
   int index_;
   std::string name_;
   std::string model_name_;
-  std::deque<Tensor> tensors_;  // deque: tensors added later do not move the others
+  // Both in metadata blocks (core/block_memory.h: huge pages, not fresh heap pages). A deque:
+  // tensors added later do not move the others.
+  std::deque<Tensor, MetadataAllocator<Tensor>> tensors_;
   // Copies of the registrations the nodes use: the resolver need not outlive the interpreter.
   std::deque<OpRegistration> registrations_;
-  std::vector<Node> nodes_;
+  NodeList nodes_;
   std::vector<int> inputs_;
   std::vector<int> outputs_;
   int num_model_nodes_ = 0;

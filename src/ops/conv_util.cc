@@ -72,7 +72,7 @@ void PrepareFloatRequantization(const Tensor* input, const Tensor* filter, const
   if (filter->type == TensorType::kInt4 || !filter->is_constant() || (bias && !bias->is_constant())) return;
   if (input->type == TensorType::kInt8 && q->filter_offset != 0) return;
   const QuantizationParams& fq = filter->quantization;
-  std::vector<float> scales(static_cast<size_t>(channels));
+  std::vector<float, MetadataAllocator<float>> scales(static_cast<size_t>(channels));
   for (size_t c = 0; c < scales.size(); ++c) {
     scales[c] = input->scale() * fq.scale[fq.per_channel() ? c : 0] / output->scale();
     if (!(scales[c] < 256.0f)) return;

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/block_memory.h"
 #include "kernels/optimized/integer.h"
 #include "kernels/reference/conv.h"
 #include "kernels/reference/integer_conv.h"
@@ -55,7 +56,7 @@ struct QuantizedOutput {
   // 8-bit activations: TFLite hands these ops to XNNPACK, whose float requantization rounds
   // differently from the fixed-point one; `float_scale` is its scale per output channel.
   bool float_requantization = false;
-  std::vector<float> float_scale;
+  std::vector<float, MetadataAllocator<float>> float_scale;  // not fresh heap pages (block_memory.h)
 
   reference::Requantization requantization() const {
     return {multiplier.data(), shift.data(), output_offset, act_min, act_max};

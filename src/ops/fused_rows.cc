@@ -73,7 +73,7 @@ bool SplitsColumns(const Tensor& out, int threads) {
   return optimized::PlanTiles(static_cast<int>(rows), panels, mr, threads).col_groups > 1;
 }
 
-bool WorthFusing(Subgraph& sg, const std::vector<Node>& nodes, const std::vector<int>& plan,
+bool WorthFusing(Subgraph& sg, const NodeList& nodes, const std::vector<int>& plan,
                  const std::vector<int>& chain, int threads) {
   size_t weights = 0, values = 0;
   bool crosses_cores = false;  // some member's output is written by columns, read by rows
@@ -376,7 +376,7 @@ Delegate& RowChainDelegate() {
 }
 
 std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>& plan, int threads, bool all) {
-  const std::vector<Node>& nodes = sg.nodes();
+  const NodeList& nodes = sg.nodes();
   // Readers of each tensor along the plan; a subgraph output escapes.
   std::vector<int> readers(sg.num_tensors(), 0);
   for (int n : plan) {

@@ -10,6 +10,7 @@
 #include <xnnpack.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -35,12 +36,35 @@ thread_local std::function<void(size_t)>* release_before_packing = nullptr;
 // it before an operator's packed weights, not before its small workspaces.
 constexpr size_t kReleaseBeforeBlockBytes = 64 * 1024;
 
-void* Allocate(void*, size_t size) { return std::malloc(size); }
-void* Reallocate(void*, void* pointer, size_t size) { return std::realloc(pointer, size); }
-void Deallocate(void*, void* pointer) { std::free(pointer); }
+// Blocks under a page come from the small blocks of core/block_memory.h (huge pages): a runtime's
+// operators are about 2 KiB each, and from malloc BlazeFace's 73 were 38 fresh heap pages of
+// AllocateTensors. XNNPACK's larger plain blocks (the node and value arrays of each subgraph it
+// builds and drops) stay with malloc.
+void* Allocate(void*, size_t size) {
+  if (void* block = AllocateSmallBlock(size)) return block;
+  return std::malloc(size);
+}
+
+void* Reallocate(void*, void* pointer, size_t size) {
+  const size_t capacity = SmallBlockCapacity(pointer);
+  if (capacity == 0) return std::realloc(pointer, size);
+  if (size <= capacity) return pointer;
+  void* block = Allocate(nullptr, size);
+  if (block == nullptr) return nullptr;  // the old block stays valid, as with realloc
+  std::memcpy(block, pointer, capacity);
+  FreeSmallBlock(pointer);
+  return block;
+}
+
+void Deallocate(void*, void* pointer) {
+  if (!FreeSmallBlock(pointer)) std::free(pointer);
+}
 
 void* AlignedAllocate(void*, size_t alignment, size_t size) {
   if (release_before_packing != nullptr && size >= kReleaseBeforeBlockBytes) (*release_before_packing)(size);
+  if (alignment <= 64) {
+    if (void* block = AllocateSmallBlock(size)) return block;  // 64-byte aligned slots
+  }
   if (MappedBlocksEnabled() && size >= kMappedBlockMinBytes && alignment <= 4096) {
     void* block = AllocateBlock(size, alignment);
     if (block != nullptr) {
@@ -59,7 +83,7 @@ void* AlignedAllocate(void*, size_t alignment, size_t size) {
 }
 
 void AlignedDeallocate(void*, void* pointer) {
-  if (pointer == nullptr) return;
+  if (pointer == nullptr || FreeSmallBlock(pointer)) return;
   if (MappedBlocksEnabled()) {
     Mappings& mappings = TheMappings();
     std::unique_lock<std::mutex> lock(mappings.mutex);

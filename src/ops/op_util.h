@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "core/block_memory.h"
 #include "core/subgraph.h"
 #include "edgerun/op.h"
 #include "edgerun/tensor.h"
@@ -78,9 +80,20 @@ namespace edgerun::ops {
 
 // The init of MakeBuiltinWithState's registrations: a named type, so that OwnState can tell
 // edgerun's own kernel of an op from one registered in its place (BuiltinOpResolver::AddBuiltin).
+// States live in metadata blocks (core/block_memory.h), not fresh heap pages.
 template <class State>
 struct NewOpState {
-  void* operator()(OpContext&) const { return new State(); }
+  void* operator()(OpContext&) const {
+    static_assert(alignof(State) <= 64, "metadata blocks are 64-byte aligned");
+    void* block = AllocateMetadata(sizeof(State));
+    if (block == nullptr) throw std::bad_alloc();
+    try {
+      return new (block) State();  // freed by the registration's free
+    } catch (...) {
+      FreeMetadata(block, sizeof(State));
+      throw;
+    }
+  }
 };
 
 // The `State` of a node whose kernel is the MakeBuiltinWithState<State> registration, else null.
@@ -101,7 +114,11 @@ OpRegistration MakeBuiltinWithState(tflite::BuiltinOperator code, int max_versio
       code, max_version, types, [prepare](OpContext& c) { return prepare(c, *static_cast<State*>(c.user_data())); },
       [eval](OpContext& c) { return eval(c, *static_cast<State*>(c.user_data())); }, min_version);
   r.init = NewOpState<State>{};
-  r.free = [](void* p) { delete static_cast<State*>(p); };
+  r.free = [](void* p) {
+    if (p == nullptr) return;
+    static_cast<State*>(p)->~State();
+    FreeMetadata(p, sizeof(State));
+  };
   return r;
 }
 

@@ -305,6 +305,36 @@ TEST(Xnnpack, LargePackedWeightsComeFromMappingsThatAreReturned) {
   }
 }
 
+// The interpreter's metadata (tensors, nodes, op states, per-channel scales) and XNNPACK's small
+// blocks (its operators) come from the small-block pool and all go back with the interpreter.
+TEST(Xnnpack, MetadataBlocksGoBackWithTheInterpreter) {
+  SKIP_WITHOUT_XNNPACK();
+  if (!MappedBlocksEnabled()) GTEST_SKIP() << "the sanitizers' builds use the C allocator";
+  const auto int8 = ConvModel(kConvShapes[2], kI8, true, 60);
+  const auto uint8 = ConvModel(kConvShapes[1], kU8, false, 61);
+  const auto float32 = ConvModel(kConvShapes[0], kF32, false, 62);
+  size_t baseline = 0;
+  for (int round = 0; round < 8; ++round) {
+    const size_t before = SmallBlocksInUseForTesting();
+    for (const auto* bytes : {&int8, &uint8, &float32}) {
+      for (bool xnnpack : {true, false}) {
+        InterpreterOptions options;
+        options.use_xnnpack = xnnpack;
+        options.builtin_int8_gemm_min_macs = 0;
+        options.xnnpack_min_partition_nodes = 1;
+        auto interpreter = testing::Build(*bytes, options);
+        ASSERT_TRUE(interpreter);
+        EXPECT_GT(SmallBlocksInUseForTesting(), before) << "its tensors and nodes are small blocks";
+        ASSERT_TRUE(interpreter->Invoke().ok());
+      }
+    }
+    // The first round may leave what XNNPACK keeps for the process (its initialization).
+    if (round == 0) baseline = SmallBlocksInUseForTesting();
+    EXPECT_EQ(SmallBlocksInUseForTesting(), round == 0 ? baseline : before) << "round " << round;
+    EXPECT_EQ(SmallBlocksInUseForTesting(), baseline) << "round " << round;
+  }
+}
+
 std::vector<uint8_t> DepthwiseModel(const ConvShape& c, int multiplier, TensorType type, uint32_t seed) {
   SingleOp op(Op::BuiltinOperator_DEPTHWISE_CONV_2D);
   const int out_c = c.in_c * multiplier;

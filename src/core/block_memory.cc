@@ -226,6 +226,13 @@ class SmallPool {
     return slabs_.size();
   }
 
+  size_t blocks_in_use() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t live = 0;
+    for (const Slab* slab : slabs_) live += slab->live;
+    return live;
+  }
+
  private:
   struct Slab {
     uint8_t* base;
@@ -320,6 +327,8 @@ size_t SmallBlockCapacity(const void* block) {
 }
 
 size_t SmallBlockSlabsForTesting() { return Smalls().slabs(); }
+
+size_t SmallBlocksInUseForTesting() { return Smalls().blocks_in_use(); }
 
 void* AllocateMetadata(size_t bytes) {
   if (bytes == 0) bytes = 1;

@@ -48,8 +48,9 @@ void* AllocateSmallBlock(size_t bytes);
 bool FreeSmallBlock(void* block);
 // The usable bytes of a block of AllocateSmallBlock (its slot), 0 for any other pointer.
 size_t SmallBlockCapacity(const void* block);
-// Slabs the small blocks currently use (for tests).
+// Slabs the small blocks currently use, and the blocks given out and not freed (for tests).
 size_t SmallBlockSlabsForTesting();
+size_t SmallBlocksInUseForTesting();
 
 // Metadata of `bytes` (64-byte aligned): a small block, or a mapped block from a page; from the C
 // allocator under the sanitizers. Null when out of memory. Give it back with FreeMetadata and the

@@ -216,7 +216,7 @@ TEST(BlockMemory, SmallBlocksAreAlignedSlotsOfTheirOwn) {
 // Freed slots are used again; empty slabs go back, but one of each size stays for the next block.
 TEST(BlockMemory, SmallBlockSlabsAreReusedAndGiveBackWhenEmpty) {
   if (!MappedBlocksEnabled()) GTEST_SKIP() << "the sanitizers' builds use the C allocator";
-  constexpr size_t kBytes = 1000;  // 1024-byte slots, 64 to a 64 KiB slab
+  constexpr size_t kBytes = 1000;  // 1024-byte slots, 16 to a 16 KiB slab
   void* first = AllocateSmallBlock(kBytes);
   ASSERT_NE(first, nullptr);
   EXPECT_TRUE(FreeSmallBlock(first));

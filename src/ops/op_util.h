@@ -84,13 +84,12 @@ namespace edgerun::ops {
 template <class State>
 struct NewOpState {
   void* operator()(OpContext&) const {
-    static_assert(alignof(State) <= 64, "metadata blocks are 64-byte aligned");
-    void* block = AllocateMetadata(sizeof(State));
-    if (block == nullptr) throw std::bad_alloc();
+    MetadataAllocator<State> allocator;
+    State* block = allocator.allocate(1);
     try {
       return new (block) State();  // freed by the registration's free
     } catch (...) {
-      FreeMetadata(block, sizeof(State));
+      allocator.deallocate(block, 1);
       throw;
     }
   }
@@ -117,7 +116,7 @@ OpRegistration MakeBuiltinWithState(tflite::BuiltinOperator code, int max_versio
   r.free = [](void* p) {
     if (p == nullptr) return;
     static_cast<State*>(p)->~State();
-    FreeMetadata(p, sizeof(State));
+    MetadataAllocator<State>().deallocate(static_cast<State*>(p), 1);
   };
   return r;
 }

@@ -35,6 +35,7 @@ struct Chain {
   bool project = true;        // a 1x1 convolution after it
   bool output_mid = false;    // the depthwise output is also a subgraph output (no fusion there)
   int residual = 0;           // 1: ADD(projected, x) after the projection; 2: ADD(x, projected)
+  int tail_c = 0;             // > 0: a 1x1 convolution to this many channels after all that
 };
 
 int OutSize(int in, int k, int stride, bool same) { return same ? (in + stride - 1) / stride : (in - k) / stride + 1; }
@@ -115,6 +116,14 @@ std::vector<uint8_t> ChainModel(const Chain& c, uint32_t seed) {
     const std::vector<int> operands = c.residual == 1 ? std::vector<int>{value, x} : std::vector<int>{x, value};
     b.AddOp(Op::BuiltinOperator_ADD, operands, {sum}, tflite::BuiltinOptions_AddOptions, o);
     value = sum;
+  }
+  if (c.tail_c > 0) {
+    const int out = b.AddTensor("tail", c.type, {1, h, w, c.tail_c}, act(0.05f));
+    auto o = ER_OPTIONS(tflite::CreateConv2DOptions(fbb, tflite::Padding_SAME, 1, 1, Act::ActivationFunctionType_RELU6));
+    const int depth = c.project ? c.out_c : channels;
+    b.AddOp(Op::BuiltinOperator_CONV_2D, {value, weights("w_tail", {c.tail_c, 1, 1, depth}, true), bias("b4", c.tail_c)},
+            {out}, tflite::BuiltinOptions_Conv2DOptions, o);
+    value = out;
   }
   outputs.push_back(value);
   b.SetInputs({x});
@@ -197,7 +206,8 @@ Chain RandomChain(std::mt19937& rng) {
 std::string Describe(const Chain& c) {
   return StrCat(TensorTypeName(c.type), " ", c.h, "x", c.w, "x", c.in_c, c.expand ? StrCat(" expand k", c.expand_window, " s", c.expand_stride, " -> ", c.mid_c) : std::string(),
                 " dw ", c.dw_window, "x", c.dw_window, " s", c.dw_stride, c.dw_same ? " same" : " valid",
-                c.project ? StrCat(" project -> ", c.out_c) : std::string(), c.residual ? " + residual" : "");
+                c.project ? StrCat(" project -> ", c.out_c) : std::string(), c.residual ? " + residual" : "",
+                c.tail_c ? StrCat(" 1x1 -> ", c.tail_c) : std::string());
 }
 
 TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
@@ -514,12 +524,106 @@ TEST(FusedRows, AValueReadOutsideTheChainEndsIt) {
   EXPECT_EQ(got.fused_nodes, 2);
 }
 
-// Small images at several threads leave the expansion out: each thread's range would be a few
-// rows, most of the expansion's recomputed at the boundaries. The depthwise convolution and the
-// projection still fuse (nothing is computed twice from the depthwise convolution on).
-TEST(FusedRows, ImagesWithFewRowsPerThreadLeaveTheExpansionOut) {
+// Small images at several threads split their pixels between the threads: a 7x7 block's 49
+// pixels as 25 / 24 (or by the threads' speeds) instead of 4 / 3 rows. The whole block fuses: each
+// thread expands the pixels its depthwise rows read, nothing of another thread's. The same bits as
+// unfused, with equal and unequal speeds, at MobileNet v2's 7x7 sizes (the stride-2 block reads a
+// 14x14 expansion).
+TEST(FusedRows, SmallImagesSplitTheirPixelsBetweenThreads) {
+  struct Block {
+    int h, in_c, mid_c, out_c, dw_stride, residual;
+  };
+  const Block blocks[] = {{7, 160, 960, 160, 1, 1}, {7, 160, 960, 320, 1, 0}, {14, 96, 576, 160, 2, 0},
+                          {5, 12, 40, 12, 1, 2}};
+  // Equal, unequal, and ranges that end one pixel into a row (22 of 49, 11 of 25).
+  const std::vector<std::vector<double>> speeds = {{}, {1, 3}, {4, 1}, {22, 27}, {1, 1, 4}, {100, 1}};
+  for (TensorType type : {kF32, kI8, kU8}) {
+    for (const Block& k : blocks) {
+      Chain c;
+      c.type = type;
+      c.h = c.w = k.h;
+      c.in_c = k.in_c;
+      c.mid_c = k.mid_c;
+      c.out_c = k.out_c;
+      c.dw_stride = k.dw_stride;
+      c.residual = k.residual;
+      SCOPED_TRACE(Describe(c));
+      const auto bytes = ChainModel(c, 13);
+      // Each run another input: a pixel a thread failed to compute would hold the last run's value.
+      uint32_t seed = 0;
+      for (const auto& s : speeds) {
+        for (int threads : {2, 3}) {
+          SCOPED_TRACE(StrCat(threads, " threads, ", s.size(), " fixed speeds"));
+          for (int run = 0; run < 2; ++run) {
+            const Result want = RunChain(bytes, false, 1, ++seed);
+            ops::SetRowSplitSpeedsForTesting(s);
+            const Result got = RunChain(bytes, true, threads, seed, false, /*cost_rules=*/true);
+            ops::SetRowSplitSpeedsForTesting({});
+            EXPECT_EQ(got.outputs, want.outputs);
+            if (type == kF32) EXPECT_EQ(got.fused_nodes, 3 + (k.residual ? 1 : 0));
+          }
+        }
+      }
+    }
+  }
+}
+
+// Every boundary between two threads' pixels, whole rows or not, in a block with a residual ADD
+// (large enough to run on two threads: a smaller node runs on one, NodeThreads).
+TEST(FusedRows, EveryPixelSplitGivesTheSameBits) {
+  for (TensorType type : {kF32, kI8}) {
+    Chain c;
+    c.type = type;
+    c.h = c.w = 7;
+    c.in_c = 64;
+    c.mid_c = 384;
+    c.out_c = 64;
+    c.residual = 1;
+    SCOPED_TRACE(Describe(c));
+    const auto bytes = ChainModel(c, 17);
+    for (int first = 1; first < c.h * c.w; ++first) {
+      SCOPED_TRACE(StrCat("thread 0 takes ", first, " pixels"));
+      const Result want = RunChain(bytes, false, 1, static_cast<uint32_t>(first));
+      ops::SetRowSplitSpeedsForTesting({static_cast<double>(first), static_cast<double>(c.h * c.w - first)});
+      const Result got = RunChain(bytes, true, 2, static_cast<uint32_t>(first), false, /*cost_rules=*/true);
+      ops::SetRowSplitSpeedsForTesting({});
+      EXPECT_EQ(got.outputs, want.outputs);
+    }
+  }
+}
+
+// Split by pixels, the 1x1 convolution that alone reads a chain's output joins it (MobileNet v2's
+// 320 -> 1280 after its last block); at one thread, rows, it stays a node of its own.
+TEST(FusedRows, APointwiseTailJoinsAPixelSplitChain) {
+  for (TensorType type : {kF32, kI8, kU8}) {
+    Chain c;
+    c.type = type;
+    c.h = c.w = 7;
+    c.in_c = 160;
+    c.mid_c = 960;
+    c.out_c = 320;
+    c.tail_c = 1280;
+    SCOPED_TRACE(Describe(c));
+    const auto bytes = ChainModel(c, 19);
+    const Result want = RunChain(bytes, false, 1, 4);
+    const Result one = RunChain(bytes, true, 1, 4);  // every chain fused, not the tail
+    EXPECT_EQ(one.outputs, want.outputs);
+    const Result two = RunChain(bytes, true, 2, 4, false, /*cost_rules=*/true);
+    EXPECT_EQ(two.outputs, want.outputs);
+    if (type == kF32) {
+      EXPECT_EQ(one.fused_nodes, 3);
+      EXPECT_EQ(two.fused_nodes, 4);
+    }
+  }
+}
+
+// A head that reads a window (a 3x3 convolution) cannot run by pixels: small images at several
+// threads leave it out, its window rows would be recomputed at each thread boundary. The
+// depthwise convolution and the projection still fuse and split their pixels.
+TEST(FusedRows, SmallImagesLeaveAWindowHeadOut) {
   Chain c;
   c.h = c.w = 7;
+  c.expand_window = 3;
   const auto bytes = ChainModel(c, 11);
   EXPECT_EQ(RunChain(bytes, true, 1, 1, false, true).fused_nodes, 3);
   for (int threads : {2, 3}) {
@@ -527,12 +631,6 @@ TEST(FusedRows, ImagesWithFewRowsPerThreadLeaveTheExpansionOut) {
     EXPECT_EQ(got.fused_nodes, 2) << threads << " threads";
     EXPECT_EQ(got.outputs, RunChain(bytes, false, 1, 1).outputs) << threads << " threads";
   }
-  // With the residual ADD it joins the depthwise convolution and the projection.
-  c.residual = 1;
-  const auto with_add = ChainModel(c, 12);
-  const Result got = RunChain(with_add, true, 2, 1, false, true);
-  EXPECT_EQ(got.fused_nodes, 3);
-  EXPECT_EQ(got.outputs, RunChain(with_add, false, 1, 1).outputs);
 }
 
 // Weights that every strip reads again, against values that fit a few strips: unfused. The

@@ -47,10 +47,10 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
   }
 }
 
-// ADD by bands of rows (ops/row_bands.h): the residual ADD after a fused block, one operand the
-// chain's band, the other a tensor of the same shape read at the same rows. Float32, and 8-bit
+// ADD by bands of rows or ranges of pixels (ops/row_bands.h): the residual ADD after a fused block,
+// one operand the chain's band, the other a tensor of the same shape read at the same pixels. Float32, and 8-bit
 // with XNNPACK's arithmetic (the vector kernel) or TFLite's; the same arithmetic as Eval.
-class AddRows final : public RowKernel {
+class AddRows final : public RowKernel, public PixelKernel {
  public:
   AddRows(BinaryOpState* state, int band_input) : s_(*state), band_input_(band_input) {}
 
@@ -61,31 +61,38 @@ class AddRows final : public RowKernel {
   void Begin(OpContext&) override {}
 
   void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
+    const int64_t row = ctx.output(0)->dim(2);
+    EvalPixels(ctx, in.data, out.data, out.first * row, out.rows * row);
+  }
+
+  const PixelKernel* pixels() const override { return this; }
+
+  void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t first, int64_t count) const override {
     const Tensor* other = ctx.input(1 - band_input_);
     const Tensor* output = ctx.output(0);
-    const int64_t row = static_cast<int64_t>(output->dim(2)) * output->dim(3);
-    const int64_t n = row * out.rows;
+    const int64_t pixel = output->dim(3);
+    const int64_t n = pixel * count;
     const size_t value = TensorTypeSize(output->type);
     // Input 0 and 1 in the op's order (8-bit: each has its own multiplier).
-    const void* side = static_cast<const uint8_t*>(other->data) + out.first * row * static_cast<int64_t>(value);
-    const void* a = band_input_ == 0 ? in.data : side;
-    const void* b = band_input_ == 0 ? side : in.data;
+    const void* side = static_cast<const uint8_t*>(other->data) + first * pixel * static_cast<int64_t>(value);
+    const void* a = band_input_ == 0 ? in : side;
+    const void* b = band_input_ == 0 ? side : in;
     if (output->type == TensorType::kFloat32) {
       float lo, hi;
       ActivationRange(s_.activation, &lo, &hi);
       const auto* x = static_cast<const float*>(a);
       const auto* y = static_cast<const float*>(b);
-      auto* o = static_cast<float*>(out.data);
+      auto* o = static_cast<float*>(out);
       for (int64_t i = 0; i < n; ++i) o[i] = std::min(std::max(x[i] + y[i], lo), hi);
     } else if (s_.kind == BinaryKind::kXnnpackAddSub) {
       const quant::xnn::AddParams& p = s_.xnn_add;
       const optimized::AddI8Args args{p.a_multiplier, p.b_multiplier, static_cast<int32_t>(p.bias), p.shift,
                                       p.output_zero_point, p.min, p.max, output->type == TensorType::kUInt8};
-      optimized::ActiveKernels().add_i8(a, b, n, args, out.data);
+      optimized::ActiveKernels().add_i8(a, b, n, args, out);
     } else if (output->type == TensorType::kUInt8) {
-      Quantized<uint8_t>(a, b, n, out.data);
+      Quantized<uint8_t>(a, b, n, out);
     } else {
-      Quantized<int8_t>(a, b, n, out.data);
+      Quantized<int8_t>(a, b, n, out);
     }
   }
 

@@ -290,9 +290,10 @@ Status Eval(OpContext& ctx, ConvState& state) {
 
 // CONV_2D by bands of rows (ops/row_bands.h): the float32 kernel and the 8-bit one on byte dot
 // products, the same kernels and arithmetic as Eval, on the calling thread.
-class Conv2DRows final : public WindowRowKernel {
+class Conv2DRows final : public WindowRowKernel, public PixelKernel {
  public:
-  Conv2DRows(ConvState* state, int in_h, int kernel_h) : WindowRowKernel(state->params, in_h, kernel_h), s_(*state) {}
+  Conv2DRows(ConvState* state, int in_h, int kernel_h, bool pointwise)
+      : WindowRowKernel(state->params, in_h, kernel_h), s_(*state), pointwise_(pointwise) {}
 
   void Begin(OpContext& ctx) override {
     const Tensor* input = ctx.input(0);
@@ -308,22 +309,34 @@ class Conv2DRows final : public WindowRowKernel {
   }
 
   void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
-    const TensorType type = ctx.input(0)->type;
-    const Tensor* filter = ctx.input(1);
-    const Tensor* bias = ctx.input(2);
     const BandImage b = Band(ctx, in, out);
-    if (type == TensorType::kFloat32) {
-      optimized::Conv2DF32(nullptr, b.params, b.in_shape, static_cast<const float*>(in.data), filter->shape,
-                           s_.packed_f32, bias ? bias->data_as<float>() : nullptr, b.out_shape,
-                           static_cast<float*>(out.data));
-    } else if (type == TensorType::kUInt8) {
-      EvalBand<uint8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
-    } else {
-      EvalBand<int8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
-    }
+    EvalImage(ctx, b.params, b.in_shape, in.data, b.out_shape, out.data);
+  }
+
+  const PixelKernel* pixels() const override { return pointwise_ ? this : nullptr; }
+
+  // A 1x1 window of stride 1 without padding: the pixels are an image of one row.
+  void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t, int64_t count) const override {
+    const int n = static_cast<int>(count);
+    EvalImage(ctx, s_.params, {1, 1, n, ctx.input(0)->dim(3)}, in, {1, 1, n, ctx.output(0)->dim(3)}, out);
   }
 
  private:
+  void EvalImage(const OpContext& ctx, const reference::ConvParams& params, const Shape& in_shape, const void* in,
+                 const Shape& out_shape, void* out) const {
+    const TensorType type = ctx.input(0)->type;
+    const Tensor* filter = ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    if (type == TensorType::kFloat32) {
+      optimized::Conv2DF32(nullptr, params, in_shape, static_cast<const float*>(in), filter->shape, s_.packed_f32,
+                           bias ? bias->data_as<float>() : nullptr, out_shape, static_cast<float*>(out));
+    } else if (type == TensorType::kUInt8) {
+      EvalBand<uint8_t>(params, in_shape, in, filter, bias, out_shape, out);
+    } else {
+      EvalBand<int8_t>(params, in_shape, in, filter, bias, out_shape, out);
+    }
+  }
+
   template <class In>
   void EvalBand(const reference::ConvParams& p, const Shape& in_shape, const void* in, const Tensor* filter,
                 const Tensor* bias, const Shape& out_shape, void* out) const {
@@ -336,6 +349,7 @@ class Conv2DRows final : public WindowRowKernel {
   }
 
   ConvState& s_;
+  const bool pointwise_;
 };
 
 }  // namespace
@@ -356,7 +370,11 @@ std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx) {
   // Winograd's tiles would start at each band's first row instead of the image's: other
   // rounding than the same convolution unfused.
   if (float_path && FloatWay(ctx, *state) != FloatConvWay::kDirect) return nullptr;
-  return std::make_unique<Conv2DRows>(state, input->dim(1), filter->dim(1));
+  const reference::ConvParams& p = state->params;
+  const bool pointwise = filter->dim(1) == 1 && filter->dim(2) == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+                         p.pad_h == 0 && p.pad_w == 0 && input->dim(1) == output->dim(1) &&
+                         input->dim(2) == output->dim(2);
+  return std::make_unique<Conv2DRows>(state, input->dim(1), filter->dim(1), pointwise);
 }
 
 OpRegistration RegisterConv2D() {

@@ -23,6 +23,10 @@ namespace {
 // What the buffers between the members of one thread's strips may hold: they stay in that core's
 // L2 together with the members' weights.
 constexpr size_t kStripBudgetBytes = 256 * 1024;
+// Members of a chain: head, depthwise, projection, ADD, and with the pixel split a 1x1 after them.
+constexpr size_t kMaxChainMembers = 5;
+// The pixel split keeps each intermediate whole in every thread's buffer: for small images only.
+constexpr size_t kPixelSplitMaxBytes = 1024 * 1024;
 // How RowSplit learns the threads' speeds: a moving average of this weight, each step at most
 // this factor from the last.
 constexpr double kSpeedWeight = 0.25;
@@ -73,6 +77,25 @@ bool SplitsColumns(const Tensor& out, int threads) {
   return optimized::PlanTiles(static_cast<int>(rows), panels, mr, threads).col_groups > 1;
 }
 
+// Whether a chain splits its output pixels between the threads (FusedRowsKernel's pixel split):
+// with several threads, an image of fewer than kMinRowsPerThread rows a thread (MobileNet v2's 7x7
+// blocks: 7 rows split 4 / 3 cap a block at 1.75x), a chain of 1x1 convolutions of stride 1 and
+// ADDs around one depthwise convolution that is not its last member. The kernel decides again
+// from the members' kernels (RowKernel::pixels).
+bool SplitsPixels(Subgraph& sg, const NodeList& nodes, const std::vector<int>& plan, const std::vector<int>& chain,
+                  int threads) {
+  const Tensor& out = *sg.tensor(nodes[plan[static_cast<size_t>(chain.back())]].outputs[0]);
+  if (threads <= 1 || out.shape.size() != 4 || out.dim(1) >= kMinRowsPerThread * threads) return false;
+  int windows = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Node& node = nodes[plan[static_cast<size_t>(chain[i])]];
+    if (node.builtin_code == tflite::BuiltinOperator_ADD || IsPointwise(sg, node)) continue;
+    if (node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D || i + 1 == chain.size()) return false;
+    ++windows;
+  }
+  return windows == 1;
+}
+
 bool WorthFusing(Subgraph& sg, const NodeList& nodes, const std::vector<int>& plan,
                  const std::vector<int>& chain, int threads) {
   size_t weights = 0, values = 0;
@@ -115,6 +138,7 @@ class FusedRowsKernel final : public DelegateKernel {
       members_.push_back({n, std::move(kernel)});
     }
     rows_.clear();
+    widths_.clear();
     row_bytes_.clear();
     for (int t : chain_) {
       const Tensor* x = sg.tensor(t);
@@ -122,12 +146,15 @@ class FusedRowsKernel final : public DelegateKernel {
         return Status::Unsupported(StrCat("tensor '", x->name, "' is not one image"));
       }
       rows_.push_back(x->dim(1));
+      widths_.push_back(x->dim(2));
       row_bytes_.push_back(static_cast<size_t>(x->dim(2)) * x->dim(3) * TensorTypeSize(x->type));
     }
-    if (members_.size() > kMaxMembers) return Status::Unsupported("a chain of more than 4 convolutions");
-    // One range of output rows per thread (the node's thread decision is made before Prepare).
-    const int tasks = std::max(1, std::min(optimized::NumThreads(ctx.thread_pool()), rows_.back()));
-    Plan(tasks);
+    if (members_.size() > kMaxMembers) return Status::Unsupported(StrCat("a chain of more than ", kMaxMembers, " members"));
+    // One range of output rows (or pixels) per thread (the node's thread decision is made before
+    // Prepare).
+    const int threads = optimized::NumThreads(ctx.thread_pool());
+    if (PlanPixels(sg, threads)) return Status::Ok();
+    Plan(std::max(1, std::min(threads, rows_.back())));
     return Status::Ok();
   }
 
@@ -143,7 +170,7 @@ class FusedRowsKernel final : public DelegateKernel {
     if (optimized::NumThreads(pool) < tasks) pool = nullptr;  // planned for more threads: run them here
     const Tensor* input = sg.tensor(chain_.front());
     Tensor* output = sg.tensor(chain_.back());
-    const std::vector<int>& split = split_.Split(out_rows);
+    const std::vector<int>& split = split_.Split(by_pixels_ ? out_rows * widths_.back() : out_rows);
     const auto start = std::chrono::steady_clock::now();
     std::atomic<bool> out_of_memory{false};
     optimized::ParallelFor(pool, tasks, [&](int64_t t) {
@@ -154,7 +181,13 @@ class FusedRowsKernel final : public DelegateKernel {
         out_of_memory = true;
         return;
       }
-      RunRows(sg, first, end, static_cast<const uint8_t*>(input->data), static_cast<uint8_t*>(output->data), buffers);
+      const auto* in = static_cast<const uint8_t*>(input->data);
+      auto* out = static_cast<uint8_t*>(output->data);
+      if (by_pixels_) {
+        RunPixels(sg, first, end, in, out, buffers);
+      } else {
+        RunRows(sg, first, end, in, out, buffers);
+      }
       // From the call on: a thread that starts late finishes late as surely as a slow one.
       seconds_[static_cast<size_t>(t)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
@@ -173,7 +206,7 @@ class FusedRowsKernel final : public DelegateKernel {
     int node;
     std::unique_ptr<RowKernel> kernel;
   };
-  static constexpr size_t kMaxMembers = 4;
+  static constexpr size_t kMaxMembers = kMaxChainMembers;
   // Rows [first, end) of one chain tensor.
   struct Span {
     int first = 0, end = 0;
@@ -228,6 +261,79 @@ class FusedRowsKernel final : public DelegateKernel {
     planned_tasks_ = tasks;
     split_.Reset(tasks);
     seconds_.assign(static_cast<size_t>(tasks), 0.0);
+  }
+
+  // The pixel split: each thread takes a range of output pixels (whole rows or not), which the
+  // pointwise members compute pixel by pixel and the window member (the depthwise convolution) as
+  // the whole rows that hold them. For a few rows per thread: 7x7 split 25 / 24 pixels instead of
+  // 4 / 3 rows. Each intermediate gets a buffer of the whole tensor per thread, of which a thread
+  // writes and reads only its part. False (the row split) unless the chain qualifies.
+  bool PlanPixels(Subgraph& sg, int threads) {
+    by_pixels_ = false;
+      const int n = static_cast<int>(members_.size());
+    if (threads <= 1 || rows_.back() >= kMinRowsPerThread * threads) return false;
+    window_ = -1;
+    for (int i = 0; i < n; ++i) {
+      if (members_[i].kernel->pixels() != nullptr) continue;
+      if (window_ >= 0 || i + 1 == n) return false;  // one window, not the last member
+      window_ = i;
+    }
+    if (window_ < 0) return false;
+    strip_bytes_ = 0;
+    for (int i = 1; i < n; ++i) {
+      offset_[i] = strip_bytes_;
+      strip_bytes_ += (TensorBytes(*sg.tensor(chain_[i])) + 63) / 64 * 64;
+    }
+    if (strip_bytes_ > kPixelSplitMaxBytes) return false;
+    by_pixels_ = true;
+    const int tasks = std::min(threads, rows_.back() * widths_.back());
+    planned_tasks_ = tasks;
+    split_.Reset(tasks);
+    seconds_.assign(static_cast<size_t>(tasks), 0.0);
+    return true;
+  }
+
+  // Output pixels [first, end) on the calling thread, the intermediates in `memory` (PlanPixels).
+  void RunPixels(Subgraph& sg, int first, int end, const uint8_t* input, uint8_t* output, uint8_t* memory) const {
+    const int n = static_cast<int>(members_.size());
+    // Pixel i of tensor t: in the tensor itself (the chain's input and output) or the buffer.
+    auto at = [&](int t, int64_t pixel) -> uint8_t* {
+      const size_t bytes = static_cast<size_t>(pixel) * (row_bytes_[t] / static_cast<size_t>(widths_[t]));
+      if (t == 0) return const_cast<uint8_t*>(input) + bytes;
+      if (t == n) return output + bytes;
+      return memory + offset_[t] + bytes;
+    };
+    // The pixels [lo[t], hi[t]) of each tensor to compute, from the output back: a pointwise member
+    // reads the pixels it writes; the window member writes the whole rows that hold its range and
+    // reads their window rows.
+    std::array<int64_t, kMaxMembers + 1> lo{}, hi{};
+    std::array<int, kMaxMembers + 1> row_lo{}, row_hi{};
+    lo[n] = first;
+    hi[n] = end;
+    for (int i = n - 1; i >= 0; --i) {
+      if (i != window_) {
+        lo[i] = lo[i + 1];
+        hi[i] = hi[i + 1];
+        continue;
+      }
+      row_lo[i + 1] = static_cast<int>(lo[i + 1] / widths_[i + 1]);
+      row_hi[i + 1] = static_cast<int>((hi[i + 1] - 1) / widths_[i + 1] + 1);
+      members_[i].kernel->InputRows(row_lo[i + 1], row_hi[i + 1], &row_lo[i], &row_hi[i]);
+      lo[i] = static_cast<int64_t>(row_lo[i]) * widths_[i];
+      hi[i] = static_cast<int64_t>(row_hi[i]) * widths_[i];
+    }
+    for (int i = 0; i < n; ++i) {
+      const OpContext ctx(&sg, members_[i].node);
+      if (i == window_) {
+        const RowBand in{at(i, lo[i]), row_lo[i], row_hi[i] - row_lo[i]};
+        const OutputRowBand out{at(i + 1, static_cast<int64_t>(row_lo[i + 1]) * widths_[i + 1]), row_lo[i + 1],
+                                row_hi[i + 1] - row_lo[i + 1]};
+        members_[i].kernel->EvalRows(ctx, in, out);
+      } else {
+        members_[i].kernel->pixels()->EvalPixels(ctx, at(i, lo[i + 1]), at(i + 1, lo[i + 1]), lo[i + 1],
+                                                 hi[i + 1] - lo[i + 1]);
+      }
+    }
   }
 
   // The calling thread's strip memory, shared by every fused node (nodes run one at a time on a
@@ -290,6 +396,7 @@ class FusedRowsKernel final : public DelegateKernel {
   std::vector<Member> members_;
   std::vector<int> chain_;          // the members' input 0, then each member's output
   std::vector<int> rows_;           // rows of each chain tensor
+  std::vector<int> widths_;         // and its columns
   std::vector<size_t> row_bytes_;   // bytes of one row
   int planned_tasks_ = 0;
   RowSplit split_;               // the tasks' row ranges
@@ -297,6 +404,8 @@ class FusedRowsKernel final : public DelegateKernel {
   int strip_rows_ = 1;
   std::array<size_t, kMaxMembers + 1> offset_{};  // of each intermediate's rows in the strip memory
   size_t strip_bytes_ = 0;
+  bool by_pixels_ = false;  // the pixel split (PlanPixels)
+  int window_ = -1;         // with it, the member that reads a window
 };
 
 class RowChainDelegateImpl final : public Delegate {
@@ -432,7 +541,15 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     }
     if (chain.size() < 2) continue;
     const Tensor& out = *sg.tensor(nodes[plan[chain.back()]].outputs[0]);
-    if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads) {
+    const bool by_pixels = SplitsPixels(sg, nodes, plan, chain, threads);
+    // Split by pixels, a 1x1 convolution that alone reads the chain's output joins it (MobileNet
+    // v2's 320 -> 1280 after its last 7x7 block): each thread reads the pixels it has just made,
+    // where alone it would split its columns and read every pixel, half from the other core.
+    while (by_pixels && chain.size() < kMaxChainMembers && feeds_next(static_cast<size_t>(chain.back())) &&
+           IsPointwise(sg, nodes[plan[static_cast<size_t>(chain.back()) + 1]])) {
+      chain.push_back(chain.back() + 1);
+    }
+    if (!all && threads > 1 && out.dim(1) < kMinRowsPerThread * threads && !by_pixels) {
       // Too few rows a thread to compute the head's window rows twice at each boundary. From the
       // depthwise convolution on, nothing is computed twice: each thread's rows of the projection
       // (and ADD) read the depthwise rows that thread has just made, in one hand-off.
@@ -440,7 +557,8 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
       if (!has_head || chain.size() < 3) continue;
       chain.erase(chain.begin());
     }
-    if (!all && !WorthFusing(sg, nodes, plan, chain, threads)) continue;
+    // Split by pixels, each thread reads the weights once, as in a chain of one strip.
+    if (!all && !by_pixels && !WorthFusing(sg, nodes, plan, chain, threads)) continue;
     for (int c : chain) used[static_cast<size_t>(c)] = true;
     chains.push_back(std::move(chain));
   }

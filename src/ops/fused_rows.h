@@ -11,6 +11,10 @@
 // ranges share at their boundary are computed by both. The ranges follow the threads' speeds on
 // the chain (RowSplit), so that the threads finish together.
 //
+// Images of few rows a thread (MobileNet v2's 7x7 blocks at 2 threads: 4 / 3 rows cap a block at
+// 1.75x) split their output pixels between the threads instead, whole rows or not (25 / 24): the
+// pointwise members compute exactly their pixels, the depthwise convolution the rows that hold them.
+//
 // The members run their own kernels on bands of rows (ops/row_bands.h), with the same arithmetic
 // as unfused, so the outputs are the same bits. The values inside a chain get no arena memory.
 #pragma once
@@ -30,10 +34,12 @@ namespace edgerun::ops {
 // and the residual ADD after those three; and a convolution with the MAX_POOL_2D after it whose
 // input (the convolution's output) is larger than a strip. Each value between them is read by the
 // next member alone and all members run by bands.
-// Unless `all`, two cost rules apply: with several threads, a chain whose output has fewer than
-// kMinRowsPerThread rows per thread leaves out its head convolution (whose window rows would be
-// recomputed at each thread boundary) and keeps the depthwise convolution onward, where nothing is
-// computed twice; and a chain whose weights, read again by every strip, outweigh the values that
+// With several threads, a chain whose output has fewer than kMinRowsPerThread rows per thread
+// splits its pixels when its members are 1x1 convolutions of stride 1 and ADDs around the
+// depthwise convolution; then a 1x1 convolution that alone reads its output joins it too.
+// Unless `all`, two cost rules apply: a chain of few rows a thread that cannot split its pixels
+// leaves out its head convolution (whose window rows would be recomputed at each thread
+// boundary) and keeps the depthwise convolution onward, where nothing is computed twice; and a chain whose weights, read again by every strip, outweigh the values that
 // fusing keeps out of memory stays unfused (with several threads, one strip reads them once).
 constexpr int kMinRowsPerThread = 4;
 std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads,

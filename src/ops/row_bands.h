@@ -20,6 +20,17 @@ struct OutputRowBand {
   int first, rows;
 };
 
+// A kernel whose output pixel (y, x) reads input pixel (y, x) alone (a 1x1 convolution of stride 1,
+// the residual ADD): it can run on any range of pixels, counted row by row, whole rows or not
+// (the pixel split of small images in ops/fused_rows.h).
+class PixelKernel {
+ public:
+  virtual ~PixelKernel() = default;
+  // Output pixels [first, first + count) from `in`, which points at input pixel `first`; `out`
+  // points at output pixel `first`. Safe to call from several threads for disjoint ranges.
+  virtual void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t first, int64_t count) const = 0;
+};
+
 // Made for one prepared node; its state (packed weights, quantization) is the node's own.
 class RowKernel {
  public:
@@ -31,6 +42,8 @@ class RowKernel {
   // Output rows [out.first, out.first + out.rows) from `in`, which holds at least the rows they read
   // (InputRows). Safe to call from several threads at once for different bands.
   virtual void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const = 0;
+  // The same node by ranges of pixels, or null where an output pixel reads a window.
+  virtual const PixelKernel* pixels() const { return nullptr; }
 };
 
 // The row kernel of a prepared node whose input `band_input` is read by bands, or null when the

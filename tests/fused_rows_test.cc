@@ -560,7 +560,9 @@ TEST(FusedRows, SmallImagesSplitTheirPixelsBetweenThreads) {
             const Result got = RunChain(bytes, true, threads, seed, false, /*cost_rules=*/true);
             ops::SetRowSplitSpeedsForTesting({});
             EXPECT_EQ(got.outputs, want.outputs);
-            if (type == kF32) EXPECT_EQ(got.fused_nodes, 3 + (k.residual ? 1 : 0));
+            if (type == kF32) {
+              EXPECT_EQ(got.fused_nodes, 3 + (k.residual ? 1 : 0));
+            }
           }
         }
       }

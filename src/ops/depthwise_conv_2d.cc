@@ -268,10 +268,10 @@ Status Eval(OpContext& ctx, DepthwiseState& state) {
 
 // DEPTHWISE_CONV_2D by bands of rows (ops/row_bands.h): depth multiplier 1, float32 and 8-bit, the
 // same kernels and arithmetic as Eval, on the calling thread.
-class DepthwiseRows final : public WindowRowKernel {
+class DepthwiseRows final : public WindowRowKernel, public ColumnKernel {
  public:
-  DepthwiseRows(DepthwiseState* state, int in_h, int kernel_h)
-      : WindowRowKernel(state->params, in_h, kernel_h), s_(*state) {}
+  DepthwiseRows(DepthwiseState* state, int in_h, int in_w, int kernel_h, int kernel_w)
+      : WindowRowKernel(state->params, in_h, kernel_h), s_(*state), in_w_(in_w), kernel_w_(kernel_w) {}
 
   void Begin(OpContext& ctx) override {
     const Tensor* input = ctx.input(0);
@@ -284,6 +284,17 @@ class DepthwiseRows final : public WindowRowKernel {
   }
 
   void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
+    EvalColumns(ctx, in, out, 0, ctx.output(0)->dim(2));
+  }
+
+  const ColumnKernel* columns() const override { return this; }
+
+  void InputColumns(int out_first, int out_end, int* first, int* end) const override {
+    WindowRows(out_first, out_end, s_.params.stride_w, s_.params.pad_w, kernel_w_, s_.params.dilation_w, in_w_, first,
+               end);
+  }
+
+  void EvalColumns(const OpContext& ctx, const RowBand& in, const OutputRowBand& out, int x0, int x1) const override {
     const TensorType type = ctx.input(0)->type;
     const Tensor* filter = ctx.input(1);
     const Tensor* bias = ctx.input(2);
@@ -291,25 +302,27 @@ class DepthwiseRows final : public WindowRowKernel {
     if (type == TensorType::kFloat32) {
       optimized::DepthwiseConv2DF32(nullptr, b.params, b.in_shape, static_cast<const float*>(in.data), filter->shape,
                                     filter->data_as<float>(), bias ? bias->data_as<float>() : nullptr, b.out_shape,
-                                    static_cast<float*>(out.data));
+                                    static_cast<float*>(out.data), x0, x1);
     } else if (type == TensorType::kUInt8) {
-      EvalBand<uint8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
+      EvalBand<uint8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data, x0, x1);
     } else {
-      EvalBand<int8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data);
+      EvalBand<int8_t>(b.params, b.in_shape, in.data, filter, bias, b.out_shape, out.data, x0, x1);
     }
   }
 
  private:
   template <class In>
   void EvalBand(const reference::ConvParams& p, const Shape& in_shape, const void* in, const Tensor* filter,
-                const Tensor* bias, const Shape& out_shape, void* out) const {
+                const Tensor* bias, const Shape& out_shape, void* out, int x0, int x1) const {
     const reference::ConvDims d = ImageDims(in_shape, filter->dim(1), filter->dim(2), out_shape);
     const auto stage =
         RequantStageFor<In>(s_.q, bias ? bias->data_as<int32_t>() : nullptr, static_cast<In*>(out), d.out_c);
-    optimized::IntegerDepthwiseConv2D(nullptr, p, d, static_cast<const In*>(in), s_.q.input_offset, filter_, stage);
+    optimized::IntegerDepthwiseConv2D(nullptr, p, d, static_cast<const In*>(in), s_.q.input_offset, filter_, stage, x0,
+                                      x1);
   }
 
   DepthwiseState& s_;
+  const int in_w_, kernel_w_;
   const int32_t* filter_ = nullptr;  // 8-bit: the filter plus its offset, as int32 (Begin)
 };
 
@@ -336,7 +349,7 @@ std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx) {
       (input->type == TensorType::kUInt8 && filter->type == TensorType::kUInt8) ||
       (input->type == TensorType::kInt8 && (filter->type == TensorType::kInt8 || filter->type == TensorType::kInt4));
   if (!supported) return nullptr;
-  return std::make_unique<DepthwiseRows>(state, input->dim(1), filter->dim(1));
+  return std::make_unique<DepthwiseRows>(state, input->dim(1), input->dim(2), filter->dim(1), filter->dim(2));
 }
 
 OpRegistration RegisterDepthwiseConv2D() {

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <climits>
 #include <new>
 #include <cstring>
 #include <chrono>
@@ -265,17 +266,19 @@ class FusedRowsKernel final : public DelegateKernel {
 
   // The pixel split: each thread takes a range of output pixels (whole rows or not), which the
   // pointwise members compute pixel by pixel and the window member (the depthwise convolution) as
-  // the whole rows that hold them. For a few rows per thread: 7x7 split 25 / 24 pixels instead of
-  // 4 / 3 rows. Each intermediate gets a buffer of the whole tensor per thread, of which a thread
-  // writes and reads only its part. False (the row split) unless the chain qualifies.
+  // up to three pieces of rows: the part of its first row, whole rows, the part of its last.
+  // For a few rows per thread: 7x7 split 25 / 24 pixels instead of 4 / 3 rows. Each intermediate
+  // gets a buffer of the whole tensor per thread, of which a thread writes and reads only its
+  // part. False (the row split) unless the chain qualifies.
   bool PlanPixels(Subgraph& sg, int threads) {
     by_pixels_ = false;
-      const int n = static_cast<int>(members_.size());
+    const int n = static_cast<int>(members_.size());
     if (threads <= 1 || rows_.back() >= kMinRowsPerThread * threads) return false;
     window_ = -1;
     for (int i = 0; i < n; ++i) {
       if (members_[i].kernel->pixels() != nullptr) continue;
-      if (window_ >= 0 || i + 1 == n) return false;  // one window, not the last member
+      // One window, not the last member, that can compute part of a row.
+      if (window_ >= 0 || i + 1 == n || members_[i].kernel->columns() == nullptr) return false;
       window_ = i;
     }
     if (window_ < 0) return false;
@@ -304,10 +307,16 @@ class FusedRowsKernel final : public DelegateKernel {
       return memory + offset_[t] + bytes;
     };
     // The pixels [lo[t], hi[t]) of each tensor to compute, from the output back: a pointwise member
-    // reads the pixels it writes; the window member writes the whole rows that hold its range and
-    // reads their window rows.
+    // reads the pixels it writes; the window member writes its range as pieces of rows and reads
+    // the window rows and columns of each, whose hull (first to last pixel) the member before it
+    // computes.
+    struct Piece {
+      int row_first, row_end, x0, x1;  // output rows and columns of the window member
+      int in_first, in_end;            // the input rows they read
+    };
+    std::array<Piece, 3> pieces{};
+    int num_pieces = 0;
     std::array<int64_t, kMaxMembers + 1> lo{}, hi{};
-    std::array<int, kMaxMembers + 1> row_lo{}, row_hi{};
     lo[n] = first;
     hi[n] = end;
     for (int i = n - 1; i >= 0; --i) {
@@ -316,22 +325,45 @@ class FusedRowsKernel final : public DelegateKernel {
         hi[i] = hi[i + 1];
         continue;
       }
-      row_lo[i + 1] = static_cast<int>(lo[i + 1] / widths_[i + 1]);
-      row_hi[i + 1] = static_cast<int>((hi[i + 1] - 1) / widths_[i + 1] + 1);
-      members_[i].kernel->InputRows(row_lo[i + 1], row_hi[i + 1], &row_lo[i], &row_hi[i]);
-      lo[i] = static_cast<int64_t>(row_lo[i]) * widths_[i];
-      hi[i] = static_cast<int64_t>(row_hi[i]) * widths_[i];
+      const int w_out = widths_[i + 1], w_in = widths_[i];
+      const int r0 = static_cast<int>(lo[i + 1] / w_out), c0 = static_cast<int>(lo[i + 1] % w_out);
+      const int r_last = static_cast<int>((hi[i + 1] - 1) / w_out);
+      const int c_end = static_cast<int>((hi[i + 1] - 1) % w_out) + 1;
+      if (r0 == r_last) {
+        pieces[num_pieces++] = {r0, r0 + 1, c0, c_end, 0, 0};
+      } else {
+        const int whole_first = c0 > 0 ? r0 + 1 : r0, whole_end = c_end < w_out ? r_last : r_last + 1;
+        if (c0 > 0) pieces[num_pieces++] = {r0, r0 + 1, c0, w_out, 0, 0};
+        if (whole_first < whole_end) pieces[num_pieces++] = {whole_first, whole_end, 0, w_out, 0, 0};
+        if (c_end < w_out) pieces[num_pieces++] = {r_last, r_last + 1, 0, c_end, 0, 0};
+      }
+      const RowKernel& kernel = *members_[i].kernel;
+      lo[i] = INT64_MAX;
+      hi[i] = 0;
+      for (int k = 0; k < num_pieces; ++k) {
+        Piece& p = pieces[k];
+        int col_first = 0, col_end = 0;
+        kernel.InputRows(p.row_first, p.row_end, &p.in_first, &p.in_end);
+        kernel.columns()->InputColumns(p.x0, p.x1, &col_first, &col_end);
+        if (p.in_first >= p.in_end || col_first >= col_end) continue;  // a window all padding
+        lo[i] = std::min(lo[i], static_cast<int64_t>(p.in_first) * w_in + col_first);
+        hi[i] = std::max(hi[i], static_cast<int64_t>(p.in_end - 1) * w_in + col_end);
+      }
+      if (lo[i] >= hi[i]) lo[i] = hi[i] = 0;
     }
     for (int i = 0; i < n; ++i) {
       const OpContext ctx(&sg, members_[i].node);
-      if (i == window_) {
-        const RowBand in{at(i, lo[i]), row_lo[i], row_hi[i] - row_lo[i]};
-        const OutputRowBand out{at(i + 1, static_cast<int64_t>(row_lo[i + 1]) * widths_[i + 1]), row_lo[i + 1],
-                                row_hi[i + 1] - row_lo[i + 1]};
-        members_[i].kernel->EvalRows(ctx, in, out);
-      } else {
+      if (i != window_) {
         members_[i].kernel->pixels()->EvalPixels(ctx, at(i, lo[i + 1]), at(i + 1, lo[i + 1]), lo[i + 1],
                                                  hi[i + 1] - lo[i + 1]);
+        continue;
+      }
+      for (int k = 0; k < num_pieces; ++k) {
+        const Piece& p = pieces[k];
+        const RowBand in{at(i, static_cast<int64_t>(p.in_first) * widths_[i]), p.in_first, p.in_end - p.in_first};
+        const OutputRowBand out{at(i + 1, static_cast<int64_t>(p.row_first) * widths_[i + 1]), p.row_first,
+                                p.row_end - p.row_first};
+        members_[i].kernel->columns()->EvalColumns(ctx, in, out, p.x0, p.x1);
       }
     }
   }

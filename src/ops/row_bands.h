@@ -31,6 +31,18 @@ class PixelKernel {
   virtual void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t first, int64_t count) const = 0;
 };
 
+// A window kernel that can compute part of each output row (the depthwise convolution): a thread
+// of the pixel split computes the first and last of its rows only as far as its pixels go.
+class ColumnKernel {
+ public:
+  virtual ~ColumnKernel() = default;
+  // The input columns [*first, *end) that output columns [out_first, out_end) read, clipped.
+  virtual void InputColumns(int out_first, int out_end, int* first, int* end) const = 0;
+  // Columns [x0, x1) of the output rows of `out` from `in` (as RowKernel::EvalRows, which holds at
+  // least the rows and columns they read); the other columns are not written.
+  virtual void EvalColumns(const OpContext& ctx, const RowBand& in, const OutputRowBand& out, int x0, int x1) const = 0;
+};
+
 // Made for one prepared node; its state (packed weights, quantization) is the node's own.
 class RowKernel {
  public:
@@ -44,6 +56,8 @@ class RowKernel {
   virtual void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const = 0;
   // The same node by ranges of pixels, or null where an output pixel reads a window.
   virtual const PixelKernel* pixels() const { return nullptr; }
+  // The same node by parts of rows, or null.
+  virtual const ColumnKernel* columns() const { return nullptr; }
 };
 
 // The row kernel of a prepared node whose input `band_input` is read by bands, or null when the

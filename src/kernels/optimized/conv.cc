@@ -222,10 +222,12 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
 
 void DepthwiseConv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
                         const Shape& filter_shape, const float* filter, const float* bias, const Shape& out_shape,
-                        float* output) {
+                        float* output, int x0, int x1) {
   const int batches = in_shape[0], in_h = in_shape[1], in_w = in_shape[2], c = in_shape[3];
   const int out_h = out_shape[1], out_w = out_shape[2];
   DwConvArgs args{};
+  args.x0 = x0;
+  args.x1 = x1;
   args.in_h = in_h;
   args.in_w = in_w;
   args.channels = c;

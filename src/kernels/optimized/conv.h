@@ -46,9 +46,10 @@ void Conv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in
                float* output);
 
 // DEPTHWISE_CONV_2D with depth multiplier 1: input [N,H,W,C], filter [1,KH,KW,C], bias [C] or null.
+// Only the output columns [x0, x1) of each row are written (DwConvArgs::x0, x1).
 void DepthwiseConv2DF32(ThreadPool* pool, const reference::ConvParams& p, const Shape& in_shape, const float* input,
                         const Shape& filter_shape, const float* filter, const float* bias, const Shape& out_shape,
-                        float* output);
+                        float* output, int x0 = 0, int x1 = 1 << 30);
 
 // Splits `rows` rows into about 4 tasks per thread (at least `min_rows` rows each) and runs
 // fn(first_row, end_row) for each.

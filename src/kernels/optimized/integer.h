@@ -579,10 +579,16 @@ void PrepareDepthwiseFilter(const W* filter, int64_t n, int32_t offset, AlignedB
 
 // int32 sums of one image (as reference::IntegerDepthwiseConv2D, depth multiplier 1); stage rows
 // are output pixels. kWide needs at most kWidePairsPerBlock * 2 taps (checked by the caller).
+// Only the output columns [x0, x1) of each row are computed (DwConvArgs::x0, x1).
 template <class In, class Stage>
 void IntegerDepthwiseConv2D(ThreadPool* pool, const reference::ConvParams& p, const reference::ConvDims& d,
-                            const In* input, int32_t input_offset, const int32_t* filter, const Stage& stage) {
+                            const In* input, int32_t input_offset, const int32_t* filter, const Stage& stage,
+                            int x0 = 0, int x1 = 1 << 30) {
+  x1 = std::min(x1, d.out_w);
+  x0 = std::max(0, std::min(x0, x1));
   DwConvArgs args{};
+  args.x0 = x0;
+  args.x1 = x1;
   args.input = input;
   args.in_h = d.in_h;
   args.in_w = d.in_w;
@@ -622,7 +628,7 @@ void IntegerDepthwiseConv2D(ThreadPool* pool, const reference::ConvParams& p, co
     int32_t* sums = ScratchI32(static_cast<size_t>(d.out_w) * d.in_c, 1);
     for (int64_t oy = r0; oy < r1; ++oy) {
       row_fn(args, static_cast<int>(oy), static_cast<int>(oy) + 1, sums);
-      for (int ox = 0; ox < d.out_w; ++ox) {
+      for (int ox = x0; ox < x1; ++ox) {
         stage(oy * d.out_w + ox, 0, d.in_c, sums + static_cast<int64_t>(ox) * d.in_c);
       }
     }

@@ -92,6 +92,9 @@ struct DwConvArgs {
   int in_h, in_w, channels;
   int k_h, k_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
   int out_w;
+  // Output columns [x0, x1) of each row (clipped to out_w); the others are not written. A fused
+  // chain's thread computes part of a row this way (ops/fused_rows.cc, the pixel split).
+  int x0 = 0, x1 = 1 << 30;
   // float: filter [k_h][k_w][channels] float, bias (nullable), clamp [lo, hi], out float.
   // integer: filter as int32 with its offset added, input of `input_type` plus input_offset,
   // out int32 sums [out_w][channels] (no bias).

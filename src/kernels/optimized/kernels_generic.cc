@@ -96,7 +96,7 @@ void DwConvF32Row(const DwConvArgs& a, int oy, void* out_row) {
   const int iy0 = oy * a.stride_h - a.pad_h;
   int ky_lo = 0, ky_hi = 0;
   ValidTaps(iy0, a.dilation_h, a.k_h, a.in_h, &ky_lo, &ky_hi);
-  for (int ox = 0; ox < a.out_w; ++ox) {
+  for (int ox = std::max(a.x0, 0), x1 = std::min(a.x1, a.out_w); ox < x1; ++ox) {
     const int ix0 = ox * a.stride_w - a.pad_w;
     int kx_lo = 0, kx_hi = 0;
     ValidTaps(ix0, a.dilation_w, a.k_w, a.in_w, &kx_lo, &kx_hi);
@@ -122,7 +122,7 @@ void DwConvIntTyped(const DwConvArgs& a, int oy, int32_t* out) {
   const int iy0 = oy * a.stride_h - a.pad_h;
   int ky_lo = 0, ky_hi = 0;
   ValidTaps(iy0, a.dilation_h, a.k_h, a.in_h, &ky_lo, &ky_hi);
-  for (int ox = 0; ox < a.out_w; ++ox) {
+  for (int ox = std::max(a.x0, 0), x1 = std::min(a.x1, a.out_w); ox < x1; ++ox) {
     const int ix0 = ox * a.stride_w - a.pad_w;
     int kx_lo = 0, kx_hi = 0;
     ValidTaps(ix0, a.dilation_w, a.k_w, a.in_w, &kx_lo, &kx_hi);

@@ -36,6 +36,10 @@ struct Chain {
   bool output_mid = false;    // the depthwise output is also a subgraph output (no fusion there)
   int residual = 0;           // 1: ADD(projected, x) after the projection; 2: ADD(x, projected)
   int tail_c = 0;             // > 0: a 1x1 convolution to this many channels after all that
+  // 8-bit chains: the model's input quantized to x first by a QUANTIZE from 1: uint8 of the same
+  // scale (a shift, as TF2's post-training quantization writes), 2: uint8 of another scale (a
+  // table), 3: float (XNNPACK's arithmetic). 0: none.
+  int quantize_input = 0;
 };
 
 int OutSize(int in, int k, int stride, bool same) { return same ? (in + stride - 1) / stride : (in - k) / stride + 1; }
@@ -73,7 +77,19 @@ std::vector<uint8_t> ChainModel(const Chain& c, uint32_t seed) {
     for (auto& x : v) x = static_cast<int32_t>(rng() % 2001) - 1000;
     return b.AddConstant<int32_t>(name, TensorType::kInt32, {n}, v, Q(0.0002f, 0));
   };
-  const int x = b.AddTensor("x", c.type, {1, c.h, c.w, c.in_c}, act(0.05f));
+  const QuantizationParams x_params = act(0.05f);
+  const int x = b.AddTensor("x", c.type, {1, c.h, c.w, c.in_c}, x_params);
+  if (q8 && c.quantize_input > 0) {
+    const int64_t x_zero = x_params.zero_point[0];
+    const QuantizationParams raw = c.quantize_input == 1 ? Q(0.05f, s8 ? x_zero + 128 : x_zero + 3)
+                                   : c.quantize_input == 2 ? Q(0.08f, 120)
+                                                           : QuantizationParams{};
+    const int input = b.AddTensor("raw", c.quantize_input == 3 ? kF32 : kU8, {1, c.h, c.w, c.in_c}, raw);
+    b.AddOp(Op::BuiltinOperator_QUANTIZE, {input}, {x});
+    b.SetInputs({input});
+  } else {
+    b.SetInputs({x});
+  }
   int value = x, h = c.h, w = c.w, channels = c.in_c;
   if (c.expand) {
     const int k = c.expand_window;
@@ -126,7 +142,6 @@ std::vector<uint8_t> ChainModel(const Chain& c, uint32_t seed) {
     value = out;
   }
   outputs.push_back(value);
-  b.SetInputs({x});
   b.SetOutputs(outputs);
   return b.Finish();
 }
@@ -207,7 +222,8 @@ std::string Describe(const Chain& c) {
   return StrCat(TensorTypeName(c.type), " ", c.h, "x", c.w, "x", c.in_c, c.expand ? StrCat(" expand k", c.expand_window, " s", c.expand_stride, " -> ", c.mid_c) : std::string(),
                 " dw ", c.dw_window, "x", c.dw_window, " s", c.dw_stride, c.dw_same ? " same" : " valid",
                 c.project ? StrCat(" project -> ", c.out_c) : std::string(), c.residual ? " + residual" : "",
-                c.tail_c ? StrCat(" 1x1 -> ", c.tail_c) : std::string());
+                c.tail_c ? StrCat(" 1x1 -> ", c.tail_c) : std::string(),
+                c.quantize_input ? StrCat(" after QUANTIZE ", c.quantize_input) : std::string());
 }
 
 TEST(FusedRows, RandomChainsGiveTheSameBitsAsUnfused) {
@@ -615,6 +631,40 @@ TEST(FusedRows, APointwiseTailJoinsAPixelSplitChain) {
     if (type == kF32) {
       EXPECT_EQ(one.fused_nodes, 3);
       EXPECT_EQ(two.fused_nodes, 4);
+    }
+  }
+}
+
+// The QUANTIZE that alone feeds a chain (an 8-bit model's uint8 or float input) joins it: each
+// thread converts the rows or pixels it reads. The same bits as unfused, MobileNet v2's first
+// block (a strided 3x3 head on 3 channels) and a 7x7 block split by pixels, 1 to 3 threads.
+TEST(FusedRows, TheInputQuantizeJoinsTheFirstChain) {
+  for (TensorType type : {kI8, kU8}) {
+    for (int from : {1, 2, 3}) {
+      for (int h : {48, 7}) {
+        Chain c;
+        c.type = type;
+        c.quantize_input = from;
+        c.h = c.w = h;
+        if (h == 48) {
+          c.in_c = 3;
+          c.mid_c = 32;
+          c.out_c = 16;
+          c.expand_window = 3;
+          c.expand_stride = 2;
+        }
+        SCOPED_TRACE(Describe(c));
+        const auto bytes = ChainModel(c, 23);
+        const Result want = RunChain(bytes, false, 1, 6);
+        for (int threads : {1, 2, 3}) {
+          const Result got = RunChain(bytes, true, threads, 6, false, /*cost_rules=*/true);
+          EXPECT_EQ(got.outputs, want.outputs) << threads << " threads";
+          // 8-bit chains fuse where the CPU has VNNI (the byte-dot kernels).
+          if (optimized::HasAvx512Vnni()) {
+            EXPECT_EQ(got.fused_nodes, 4) << threads << " threads";
+          }
+        }
+      }
     }
   }
 }

@@ -90,7 +90,10 @@ bool SplitsPixels(Subgraph& sg, const NodeList& nodes, const std::vector<int>& p
   int windows = 0;
   for (size_t i = 0; i < chain.size(); ++i) {
     const Node& node = nodes[plan[static_cast<size_t>(chain[i])]];
-    if (node.builtin_code == tflite::BuiltinOperator_ADD || IsPointwise(sg, node)) continue;
+    if (node.builtin_code == tflite::BuiltinOperator_ADD || node.builtin_code == tflite::BuiltinOperator_QUANTIZE ||
+        IsPointwise(sg, node)) {
+      continue;
+    }
     if (node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D || i + 1 == chain.size()) return false;
     ++windows;
   }
@@ -535,7 +538,7 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
     const Node& node = nodes[n];
     if (node.builtin_code != tflite::BuiltinOperator_CONV_2D &&
         node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D &&
-        node.builtin_code != tflite::BuiltinOperator_MAX_POOL_2D) {
+        node.builtin_code != tflite::BuiltinOperator_MAX_POOL_2D && node.builtin_code != tflite::BuiltinOperator_QUANTIZE) {
       continue;
     }
     if (node.prepare_at_eval || node.outputs.size() != 1) continue;
@@ -589,6 +592,14 @@ std::vector<std::vector<int>> FindRowChains(Subgraph& sg, const std::vector<int>
       if (!has_head || chain.size() < 3) continue;
       chain.erase(chain.begin());
     }
+    // The QUANTIZE that alone feeds the chain (an 8-bit model's input, float or uint8 to int8)
+    // joins it: each thread converts the rows it reads into its strip buffer, where alone it
+    // would write a whole tensor that the other core then reads.
+    const size_t front = static_cast<size_t>(chain.front());
+    if (front > 0 && !used[front - 1] && chain.size() < kMaxChainMembers &&
+        nodes[plan[front - 1]].builtin_code == tflite::BuiltinOperator_QUANTIZE && feeds_next(front - 1)) {
+      chain.insert(chain.begin(), static_cast<int>(front - 1));
+    }
     // Split by pixels, each thread reads the weights once, as in a chain of one strip.
     if (!all && !by_pixels && !WorthFusing(sg, nodes, plan, chain, threads)) continue;
     for (int c : chain) used[static_cast<size_t>(c)] = true;
@@ -628,6 +639,8 @@ std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx, int band_input) {
       return MakeAddRowKernel(ctx, band_input);
     case tflite::BuiltinOperator_MAX_POOL_2D:
       return band_input == 0 ? MakeMaxPool2DRowKernel(ctx) : nullptr;
+    case tflite::BuiltinOperator_QUANTIZE:
+      return band_input == 0 ? MakeQuantizeRowKernel(ctx) : nullptr;
     default:
       return nullptr;
   }

@@ -6,10 +6,12 @@
 // uint8 -> uint8 / int8 -> int8) use XNNPACK's arithmetic: x * (1 / scale) rounded half to even,
 // and an 8-bit multiplier rounded half up.
 #include <cmath>
+#include <cstring>
 
 #include "kernels/reference/integer_arithmetic.h"
 #include "ops/binary_op.h"
 #include "ops/quant_arith_util.h"
+#include "ops/row_bands.h"
 #include "ops/xnnpack_util.h"
 #include "quant/xnnpack_compat.h"
 
@@ -150,57 +152,64 @@ void QuantizeFloat(const Tensor* input, Tensor* output) {
   }
 }
 
-// XNNPACK's f32 -> qs8 / qu8 conversion, in blocks of 4096 values over the pool.
+// XNNPACK's f32 -> qs8 / qu8 conversion of n values (quant::xnn::QuantizeFloat), written without
+// branches or library calls so that the compiler vectorizes it (a model's float input of
+// 224x224x3 took 0.56 ms through std::nearbyint): NaN goes to qmin, the clamp keeps |v| < 2^22,
+// and adding and subtracting 1.5 x 2^23 rounds to the nearest integer, ties to even, as nearbyint
+// does in the default rounding mode.
 template <class T>
-void QuantizeFloatXnnpack(OpContext& ctx, const Tensor* input, Tensor* output) {
-  const float* in = input->data_as<float>();
-  T* out = output->data_as<T>();
-  const float inverse_scale = 1.0f / output->scale();
-  const int32_t zero_point = output->zero_point();
+void QuantizeFloatXnnpack(const float* src, float inverse_scale, int32_t zero_point, T* dst, int64_t n) {
   constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-  // quant::xnn::QuantizeFloat, written without branches or library calls so that the compiler
-  // vectorizes it (a model's float input of 224x224x3 took 0.56 ms through std::nearbyint): NaN
-  // goes to qmin, the clamp keeps |v| < 2^22, and adding and subtracting 1.5 x 2^23 rounds to the
-  // nearest integer, ties to even, as nearbyint does in the default rounding mode.
-  const float lo_f = static_cast<float>(lo - zero_point), hi_f = static_cast<float>(hi - zero_point);
+  const float low = static_cast<float>(lo - zero_point), high = static_cast<float>(hi - zero_point);
   constexpr float kRound = 12582912.0f;  // 1.5 x 2^23
-  InBlocks(ctx, input->num_elements(), 4096, [=](int64_t i0, int64_t i1) {
-    // Locals: a byte store may alias the lambda's members as far as the compiler knows, which
-    // kept this loop scalar.
-    const float* src = in + i0;
-    T* dst = out + i0;
-    const int64_t n = i1 - i0;
-    const float scale = inverse_scale, low = lo_f, high = hi_f;
-    const int32_t zero = zero_point;
-    for (int64_t i = 0; i < n; ++i) {
-      float v = src[i] * scale;
-      v = v != v ? low : v;
-      v = std::min(std::max(v, low), high);
-      v = (v + kRound) - kRound;
-      dst[i] = static_cast<T>(static_cast<int32_t>(v) + zero);
-    }
-  });
+  for (int64_t i = 0; i < n; ++i) {
+    float v = src[i] * inverse_scale;
+    v = v != v ? low : v;
+    v = std::min(std::max(v, low), high);
+    v = (v + kRound) - kRound;
+    dst[i] = static_cast<T>(static_cast<int32_t>(v) + zero_point);
+  }
 }
 
-// 8-bit to 8-bit by the table (or the shift it reduces to), in blocks of 16 KB over the pool: the
-// model's first node at 2 threads, a 224x224x3 image, took 14-17 us on one thread (it writes memory
-// the other core wrote last) and 6-8 us split.
-void RequantizeByTable(OpContext& ctx, const QuantizeState& state, const Tensor* input, Tensor* output) {
+// n bytes by the table, or the shift it reduces to (vectorized by the compiler: 16 or more bytes
+// an instruction). The table and shift are copied first: a byte store may alias the state as far
+// as the compiler knows, which would keep the loops scalar.
+void RequantizeBytes(const QuantizeState& state, const uint8_t* src, uint8_t* dst, int64_t n) {
+  if (state.table_is_shift) {
+    const uint8_t d = state.shift_bytes;
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] + d);
+    return;
+  }
+  uint8_t table[256];
+  std::memcpy(table, state.table, sizeof(table));
+  for (int64_t i = 0; i < n; ++i) dst[i] = table[src[i]];
+}
+
+// The two fast paths on n values from element `first` (the row kernel's bands, Eval's blocks):
+// float -> 8-bit with XNNPACK's arithmetic, and 8-bit -> 8-bit by the table.
+bool HasFastPath(const QuantizeState& state) { return state.xnnpack_from_float || state.use_table; }
+
+void FastPath(const QuantizeState& state, const Tensor* output, const void* in, void* out, int64_t n) {
+  if (state.use_table) {
+    RequantizeBytes(state, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), n);
+  } else if (output->type == TensorType::kInt8) {
+    QuantizeFloatXnnpack(static_cast<const float*>(in), 1.0f / output->scale(), output->zero_point(),
+                         static_cast<int8_t*>(out), n);
+  } else {
+    QuantizeFloatXnnpack(static_cast<const float*>(in), 1.0f / output->scale(), output->zero_point(),
+                         static_cast<uint8_t*>(out), n);
+  }
+}
+
+// The fast paths over the pool in blocks: 4096 floats or 16 KB of bytes. The model's first node at
+// 2 threads, a 224x224x3 image, took 14-17 us on one thread (it writes memory the other core wrote
+// last) and 6-8 us split.
+void EvalFastPath(OpContext& ctx, const QuantizeState& state, const Tensor* input, Tensor* output) {
+  const size_t in_size = TensorTypeSize(input->type), out_size = TensorTypeSize(output->type);
   const auto* in = static_cast<const uint8_t*>(input->data);
   auto* out = static_cast<uint8_t*>(output->data);
-  // Each block's pointers and shift are copied first: a byte store may alias anything the
-  // lambda captures by reference, which would keep the compiler from vectorizing.
-  InBlocks(ctx, input->num_elements(), 16384, [&state, in, out](int64_t i0, int64_t i1) {
-    const uint8_t* src = in + i0;
-    uint8_t* dst = out + i0;
-    const int64_t n = i1 - i0;
-    if (state.table_is_shift) {
-      // Vectorized by the compiler (16 or more bytes an instruction): the same bytes as the table.
-      const uint8_t d = state.shift_bytes;
-      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] + d);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) dst[i] = state.table[src[i]];
+  InBlocks(ctx, input->num_elements(), state.use_table ? 16384 : 4096, [&](int64_t i0, int64_t i1) {
+    FastPath(state, output, in + i0 * static_cast<int64_t>(in_size), out + i0 * static_cast<int64_t>(out_size), i1 - i0);
   });
 }
 
@@ -230,13 +239,8 @@ void RequantizeFrom(const QuantizeState& state, const Tensor* input, Tensor* out
 Status Eval(OpContext& ctx, QuantizeState& state) {
   const Tensor* input = ctx.input(0);
   Tensor* output = ctx.output(0);
-  if (state.xnnpack_from_float) {
-    if (output->type == TensorType::kInt8) QuantizeFloatXnnpack<int8_t>(ctx, input, output);
-    else QuantizeFloatXnnpack<uint8_t>(ctx, input, output);
-    return Status::Ok();
-  }
-  if (state.use_table) {
-    RequantizeByTable(ctx, state, input, output);
+  if (HasFastPath(state)) {
+    EvalFastPath(ctx, state, input, output);
     return Status::Ok();
   }
   switch (input->type) {
@@ -256,7 +260,42 @@ Status Eval(OpContext& ctx, QuantizeState& state) {
   return Status::Ok();
 }
 
+// QUANTIZE by bands of rows or ranges of pixels (ops/row_bands.h): the model's input quantized
+// inside the first fused chain, each thread the rows its strips read, into its strip buffer
+// instead of a whole tensor in the arena that the other core then reads. The fast paths only.
+class QuantizeRows final : public RowKernel, public PixelKernel {
+ public:
+  explicit QuantizeRows(const QuantizeState* state) : s_(*state) {}
+
+  void InputRows(int out_first, int out_end, int* first, int* end) const override {
+    *first = out_first;
+    *end = out_end;
+  }
+  void Begin(OpContext&) override {}
+
+  void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
+    const int64_t row = ctx.output(0)->dim(2);
+    EvalPixels(ctx, in.data, out.data, out.first * row, out.rows * row);
+  }
+
+  const PixelKernel* pixels() const override { return this; }
+
+  void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t, int64_t count) const override {
+    const Tensor* output = ctx.output(0);
+    FastPath(s_, output, in, out, count * output->dim(3));
+  }
+
+ private:
+  const QuantizeState& s_;
+};
+
 }  // namespace
+
+std::unique_ptr<RowKernel> MakeQuantizeRowKernel(const OpContext& ctx) {
+  const QuantizeState* state = OwnState<QuantizeState>(ctx);
+  if (state == nullptr || !HasFastPath(*state) || ctx.input(0)->dim(0) != 1) return nullptr;
+  return std::make_unique<QuantizeRows>(state);
+}
 
 OpRegistration RegisterQuantize() {
   return MakeBuiltinWithState<QuantizeState>(tflite::BuiltinOperator_QUANTIZE, 5,

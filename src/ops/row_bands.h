@@ -63,7 +63,8 @@ class RowKernel {
 // The row kernel of a prepared node whose input `band_input` is read by bands, or null when the
 // node cannot run that way (an op without one, a batch of more than one image, a type or path the
 // band kernels do not cover). Convolutions read input 0 by bands (their other inputs are
-// weights); ADD reads its other operand from its tensor, at the band's rows.
+// weights); ADD reads its other operand from its tensor, at the band's rows; QUANTIZE (its fast
+// paths: 8-bit by a table, float to 8-bit per tensor) converts the band.
 std::unique_ptr<RowKernel> MakeRowKernel(const OpContext& ctx, int band_input = 0);
 
 // Defined in the ops' own files.
@@ -71,6 +72,7 @@ std::unique_ptr<RowKernel> MakeConv2DRowKernel(const OpContext& ctx);
 std::unique_ptr<RowKernel> MakeDepthwiseConv2DRowKernel(const OpContext& ctx);
 std::unique_ptr<RowKernel> MakeAddRowKernel(const OpContext& ctx, int band_input);
 std::unique_ptr<RowKernel> MakeMaxPool2DRowKernel(const OpContext& ctx);
+std::unique_ptr<RowKernel> MakeQuantizeRowKernel(const OpContext& ctx);
 
 // Vertical window geometry of a convolution: the input rows [*first, *end) that output rows
 // [out_first, out_end) read, clipped to [0, in_h).

@@ -636,8 +636,9 @@ TEST(FusedRows, APointwiseTailJoinsAPixelSplitChain) {
 }
 
 // The QUANTIZE that alone feeds a chain (an 8-bit model's uint8 or float input) joins it: each
-// thread converts the rows or pixels it reads. The same bits as unfused, MobileNet v2's first
-// block (a strided 3x3 head on 3 channels) and a 7x7 block split by pixels, 1 to 3 threads.
+// thread converts the rows or pixels it reads (at 1 thread it stays a node of its own). The same
+// bits as unfused, MobileNet v2's first block (a strided 3x3 head on 3 channels) and a 7x7 block
+// split by pixels, 1 to 3 threads.
 TEST(FusedRows, TheInputQuantizeJoinsTheFirstChain) {
   for (TensorType type : {kI8, kU8}) {
     for (int from : {1, 2, 3}) {
@@ -659,9 +660,10 @@ TEST(FusedRows, TheInputQuantizeJoinsTheFirstChain) {
         for (int threads : {1, 2, 3}) {
           const Result got = RunChain(bytes, true, threads, 6, false, /*cost_rules=*/true);
           EXPECT_EQ(got.outputs, want.outputs) << threads << " threads";
-          // 8-bit chains fuse where the CPU has VNNI (the byte-dot kernels).
+          // 8-bit chains fuse where the CPU has VNNI (the byte-dot kernels); the QUANTIZE joins
+          // with several threads.
           if (optimized::HasAvx512Vnni()) {
-            EXPECT_EQ(got.fused_nodes, 4) << threads << " threads";
+            EXPECT_EQ(got.fused_nodes, threads > 1 ? 4 : 3) << threads << " threads";
           }
         }
       }

@@ -34,7 +34,8 @@ namespace edgerun::ops {
 // and the residual ADD after those three; and a convolution with the MAX_POOL_2D after it whose
 // input (the convolution's output) is larger than a strip. Each value between them is read by the
 // next member alone and all members run by bands.
-// A QUANTIZE whose output the chain's first member alone reads (an 8-bit model's input) joins it.
+// With several threads, a QUANTIZE whose output the chain's first member alone reads (an 8-bit
+// model's input) joins it.
 // With several threads, a chain whose output has fewer than kMinRowsPerThread rows per thread
 // splits its pixels when its members are 1x1 convolutions of stride 1 and ADDs around the
 // depthwise convolution; then a 1x1 convolution that alone reads its output joins it too.

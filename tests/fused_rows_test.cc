@@ -610,6 +610,26 @@ TEST(FusedRows, EveryPixelSplitGivesTheSameBits) {
   }
 }
 
+// The pixel split keeps every intermediate whole in each thread's buffer: past 1 MiB of them the
+// chain leaves its head out, as before the pixel split (and here its weights, read by every strip,
+// keep the rest unfused too).
+TEST(FusedRows, LargeIntermediatesKeepTheRowSplit) {
+  Chain c;
+  c.h = c.w = 7;
+  c.in_c = 32;
+  c.mid_c = 3000;  // two intermediates of 7x7x3000 floats: 1.1 MiB
+  c.out_c = 32;
+  const auto bytes = ChainModel(c, 29);
+  const Result got = RunChain(bytes, true, 2, 8, false, /*cost_rules=*/true);
+  EXPECT_LT(got.fused_nodes, 3);
+  EXPECT_EQ(got.outputs, RunChain(bytes, false, 1, 8).outputs);
+  c.mid_c = 2000;  // 0.75 MiB: split by pixels, the head kept
+  const auto smaller = ChainModel(c, 29);
+  const Result pixels = RunChain(smaller, true, 2, 8, false, /*cost_rules=*/true);
+  EXPECT_EQ(pixels.fused_nodes, 3);
+  EXPECT_EQ(pixels.outputs, RunChain(smaller, false, 1, 8).outputs);
+}
+
 // Split by pixels, the 1x1 convolution that alone reads a chain's output joins it (MobileNet v2's
 // 320 -> 1280 after its last block); at one thread, rows, it stays a node of its own.
 TEST(FusedRows, APointwiseTailJoinsAPixelSplitChain) {

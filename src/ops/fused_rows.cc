@@ -88,8 +88,10 @@ bool SplitsPixels(Subgraph& sg, const NodeList& nodes, const std::vector<int>& p
   const Tensor& out = *sg.tensor(nodes[plan[static_cast<size_t>(chain.back())]].outputs[0]);
   if (threads <= 1 || out.shape.size() != 4 || out.dim(1) >= kMinRowsPerThread * threads) return false;
   int windows = 0;
+  size_t buffers = 0;  // the intermediates, whole, in each thread's buffer (PlanPixels)
   for (size_t i = 0; i < chain.size(); ++i) {
     const Node& node = nodes[plan[static_cast<size_t>(chain[i])]];
+    if (i + 1 < chain.size()) buffers += (TensorBytes(*sg.tensor(node.outputs[0])) + 63) / 64 * 64;
     if (node.builtin_code == tflite::BuiltinOperator_ADD || node.builtin_code == tflite::BuiltinOperator_QUANTIZE ||
         IsPointwise(sg, node)) {
       continue;
@@ -97,7 +99,7 @@ bool SplitsPixels(Subgraph& sg, const NodeList& nodes, const std::vector<int>& p
     if (node.builtin_code != tflite::BuiltinOperator_DEPTHWISE_CONV_2D || i + 1 == chain.size()) return false;
     ++windows;
   }
-  return windows == 1;
+  return windows == 1 && buffers <= kPixelSplitMaxBytes;
 }
 
 bool WorthFusing(Subgraph& sg, const NodeList& nodes, const std::vector<int>& plan,

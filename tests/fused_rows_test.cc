@@ -218,6 +218,17 @@ Chain RandomChain(std::mt19937& rng) {
   return c;
 }
 
+// An inverted-residual block of MobileNet v2's kind on a size x size image.
+Chain Block(TensorType type, int size, int in_c, int mid_c, int out_c) {
+  Chain c;
+  c.type = type;
+  c.h = c.w = size;
+  c.in_c = in_c;
+  c.mid_c = mid_c;
+  c.out_c = out_c;
+  return c;
+}
+
 std::string Describe(const Chain& c) {
   return StrCat(TensorTypeName(c.type), " ", c.h, "x", c.w, "x", c.in_c, c.expand ? StrCat(" expand k", c.expand_window, " s", c.expand_stride, " -> ", c.mid_c) : std::string(),
                 " dw ", c.dw_window, "x", c.dw_window, " s", c.dw_stride, c.dw_same ? " same" : " valid",
@@ -546,21 +557,16 @@ TEST(FusedRows, AValueReadOutsideTheChainEndsIt) {
 // unfused, with equal and unequal speeds, at MobileNet v2's 7x7 sizes (the stride-2 block reads a
 // 14x14 expansion).
 TEST(FusedRows, SmallImagesSplitTheirPixelsBetweenThreads) {
-  struct Block {
+  struct BlockShape {
     int h, in_c, mid_c, out_c, dw_stride, residual;
   };
-  const Block blocks[] = {{7, 160, 960, 160, 1, 1}, {7, 160, 960, 320, 1, 0}, {14, 96, 576, 160, 2, 0},
+  const BlockShape blocks[] = {{7, 160, 960, 160, 1, 1}, {7, 160, 960, 320, 1, 0}, {14, 96, 576, 160, 2, 0},
                           {5, 12, 40, 12, 1, 2}};
   // Equal, unequal, and ranges that end one pixel into a row (22 of 49, 11 of 25).
   const std::vector<std::vector<double>> speeds = {{}, {1, 3}, {4, 1}, {22, 27}, {1, 1, 4}, {100, 1}};
   for (TensorType type : {kF32, kI8, kU8}) {
-    for (const Block& k : blocks) {
-      Chain c;
-      c.type = type;
-      c.h = c.w = k.h;
-      c.in_c = k.in_c;
-      c.mid_c = k.mid_c;
-      c.out_c = k.out_c;
+    for (const BlockShape& k : blocks) {
+      Chain c = Block(type, k.h, k.in_c, k.mid_c, k.out_c);
       c.dw_stride = k.dw_stride;
       c.residual = k.residual;
       SCOPED_TRACE(Describe(c));
@@ -590,12 +596,7 @@ TEST(FusedRows, SmallImagesSplitTheirPixelsBetweenThreads) {
 // (large enough to run on two threads: a smaller node runs on one, NodeThreads).
 TEST(FusedRows, EveryPixelSplitGivesTheSameBits) {
   for (TensorType type : {kF32, kI8}) {
-    Chain c;
-    c.type = type;
-    c.h = c.w = 7;
-    c.in_c = 64;
-    c.mid_c = 384;
-    c.out_c = 64;
+    Chain c = Block(type, 7, 64, 384, 64);
     c.residual = 1;
     SCOPED_TRACE(Describe(c));
     const auto bytes = ChainModel(c, 17);
@@ -614,11 +615,7 @@ TEST(FusedRows, EveryPixelSplitGivesTheSameBits) {
 // chain leaves its head out, as before the pixel split (and here its weights, read by every strip,
 // keep the rest unfused too).
 TEST(FusedRows, LargeIntermediatesKeepTheRowSplit) {
-  Chain c;
-  c.h = c.w = 7;
-  c.in_c = 32;
-  c.mid_c = 3000;  // two intermediates of 7x7x3000 floats: 1.1 MiB
-  c.out_c = 32;
+  Chain c = Block(kF32, 7, 32, 3000, 32);  // two intermediates of 7x7x3000 floats: 1.1 MiB
   const auto bytes = ChainModel(c, 29);
   const Result got = RunChain(bytes, true, 2, 8, false, /*cost_rules=*/true);
   EXPECT_LT(got.fused_nodes, 3);
@@ -634,12 +631,7 @@ TEST(FusedRows, LargeIntermediatesKeepTheRowSplit) {
 // 320 -> 1280 after its last block); at one thread, rows, it stays a node of its own.
 TEST(FusedRows, APointwiseTailJoinsAPixelSplitChain) {
   for (TensorType type : {kF32, kI8, kU8}) {
-    Chain c;
-    c.type = type;
-    c.h = c.w = 7;
-    c.in_c = 160;
-    c.mid_c = 960;
-    c.out_c = 320;
+    Chain c = Block(type, 7, 160, 960, 320);
     c.tail_c = 1280;
     SCOPED_TRACE(Describe(c));
     const auto bytes = ChainModel(c, 19);
@@ -663,14 +655,10 @@ TEST(FusedRows, TheInputQuantizeJoinsTheFirstChain) {
   for (TensorType type : {kI8, kU8}) {
     for (int from : {1, 2, 3}) {
       for (int h : {48, 7}) {
-        Chain c;
-        c.type = type;
+        // MobileNet v2's first block (a strided 3x3 head on 3 channels), or the default 7x7 one.
+        Chain c = h == 48 ? Block(type, 48, 3, 32, 16) : Block(type, 7, 8, 24, 8);
         c.quantize_input = from;
-        c.h = c.w = h;
         if (h == 48) {
-          c.in_c = 3;
-          c.mid_c = 32;
-          c.out_c = 16;
           c.expand_window = 3;
           c.expand_stride = 2;
         }

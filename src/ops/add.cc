@@ -50,22 +50,9 @@ Status Eval(OpContext& ctx, BinaryOpState& state) {
 // ADD by bands of rows or ranges of pixels (ops/row_bands.h): the residual ADD after a fused block,
 // one operand the chain's band, the other a tensor of the same shape read at the same pixels. Float32, and 8-bit
 // with XNNPACK's arithmetic (the vector kernel) or TFLite's; the same arithmetic as Eval.
-class AddRows final : public RowKernel, public PixelKernel {
+class AddRows final : public PointwiseRowKernel {
  public:
   AddRows(BinaryOpState* state, int band_input) : s_(*state), band_input_(band_input) {}
-
-  void InputRows(int out_first, int out_end, int* first, int* end) const override {
-    *first = out_first;
-    *end = out_end;
-  }
-  void Begin(OpContext&) override {}
-
-  void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
-    const int64_t row = ctx.output(0)->dim(2);
-    EvalPixels(ctx, in.data, out.data, out.first * row, out.rows * row);
-  }
-
-  const PixelKernel* pixels() const override { return this; }
 
   void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t first, int64_t count) const override {
     const Tensor* other = ctx.input(1 - band_input_);

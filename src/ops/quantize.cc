@@ -263,22 +263,9 @@ Status Eval(OpContext& ctx, QuantizeState& state) {
 // QUANTIZE by bands of rows or ranges of pixels (ops/row_bands.h): the model's input quantized
 // inside the first fused chain, each thread the rows its strips read, into its strip buffer
 // instead of a whole tensor in the arena that the other core then reads. The fast paths only.
-class QuantizeRows final : public RowKernel, public PixelKernel {
+class QuantizeRows final : public PointwiseRowKernel {
  public:
   explicit QuantizeRows(const QuantizeState* state) : s_(*state) {}
-
-  void InputRows(int out_first, int out_end, int* first, int* end) const override {
-    *first = out_first;
-    *end = out_end;
-  }
-  void Begin(OpContext&) override {}
-
-  void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
-    const int64_t row = ctx.output(0)->dim(2);
-    EvalPixels(ctx, in.data, out.data, out.first * row, out.rows * row);
-  }
-
-  const PixelKernel* pixels() const override { return this; }
 
   void EvalPixels(const OpContext& ctx, const void* in, void* out, int64_t, int64_t count) const override {
     const Tensor* output = ctx.output(0);

@@ -60,6 +60,22 @@ class RowKernel {
   virtual const ColumnKernel* columns() const { return nullptr; }
 };
 
+// A row kernel whose output pixel reads its input pixel alone (ADD, QUANTIZE): a band's rows are
+// its pixels, and it runs on any range of them.
+class PointwiseRowKernel : public RowKernel, public PixelKernel {
+ public:
+  void InputRows(int out_first, int out_end, int* first, int* end) const override {
+    *first = out_first;
+    *end = out_end;
+  }
+  void Begin(OpContext&) override {}
+  void EvalRows(const OpContext& ctx, const RowBand& in, const OutputRowBand& out) const override {
+    const int64_t row = ctx.output(0)->dim(2);
+    EvalPixels(ctx, in.data, out.data, out.first * row, out.rows * row);
+  }
+  const PixelKernel* pixels() const override { return this; }
+};
+
 // The row kernel of a prepared node whose input `band_input` is read by bands, or null when the
 // node cannot run that way (an op without one, a batch of more than one image, a type or path the
 // band kernels do not cover). Convolutions read input 0 by bands (their other inputs are

@@ -263,6 +263,10 @@ class FusedRowsKernel final : public DelegateKernel {
       offset_[i] = strip_bytes_;
       strip_bytes_ += (static_cast<size_t>(most[i]) * row_bytes_[i] + 63) / 64 * 64;
     }
+    SetTasks(tasks);
+  }
+
+  void SetTasks(int tasks) {
     planned_tasks_ = tasks;
     split_.Reset(tasks);
     seconds_.assign(static_cast<size_t>(tasks), 0.0);
@@ -293,10 +297,7 @@ class FusedRowsKernel final : public DelegateKernel {
     }
     if (strip_bytes_ > kPixelSplitMaxBytes) return false;
     by_pixels_ = true;
-    const int tasks = std::min(threads, rows_.back() * widths_.back());
-    planned_tasks_ = tasks;
-    split_.Reset(tasks);
-    seconds_.assign(static_cast<size_t>(tasks), 0.0);
+    SetTasks(std::min(threads, rows_.back() * widths_.back()));
     return true;
   }
 

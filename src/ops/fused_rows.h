@@ -12,8 +12,9 @@
 // the chain (RowSplit), so that the threads finish together.
 //
 // Images of few rows a thread (MobileNet v2's 7x7 blocks at 2 threads: 4 / 3 rows cap a block at
-// 1.75x) split their output pixels between the threads instead, whole rows or not (25 / 24): the
-// pointwise members compute exactly their pixels, the depthwise convolution the rows that hold them.
+// 1.75x) split their output pixels between the threads instead, whole rows or not (25 / 24): each
+// member computes exactly the pixels the next one reads (the depthwise convolution part of its
+// first and last rows).
 //
 // The members run their own kernels on bands of rows (ops/row_bands.h), with the same arithmetic
 // as unfused, so the outputs are the same bits. The values inside a chain get no arena memory.
@@ -41,8 +42,9 @@ namespace edgerun::ops {
 // depthwise convolution; then a 1x1 convolution that alone reads its output joins it too.
 // Unless `all`, two cost rules apply: a chain of few rows a thread that cannot split its pixels
 // leaves out its head convolution (whose window rows would be recomputed at each thread
-// boundary) and keeps the depthwise convolution onward, where nothing is computed twice; and a chain whose weights, read again by every strip, outweigh the values that
-// fusing keeps out of memory stays unfused (with several threads, one strip reads them once).
+// boundary) and keeps the depthwise convolution onward, where nothing is computed twice; and a
+// chain whose weights, read again by every strip, outweigh the values that fusing keeps out of
+// memory stays unfused (with several threads, one strip reads them once).
 constexpr int kMinRowsPerThread = 4;
 std::vector<std::vector<int>> FindRowChains(Subgraph& subgraph, const std::vector<int>& plan, int threads,
                                             bool all = false);

@@ -6,7 +6,6 @@
 // uint8 -> uint8 / int8 -> int8) use XNNPACK's arithmetic: x * (1 / scale) rounded half to even,
 // and an 8-bit multiplier rounded half up.
 #include <cmath>
-#include <cstring>
 
 #include "kernels/reference/integer_arithmetic.h"
 #include "ops/binary_op.h"
@@ -172,21 +171,20 @@ void QuantizeFloatXnnpack(const float* src, float inverse_scale, int32_t zero_po
 }
 
 // n bytes by the table, or the shift it reduces to (vectorized by the compiler: 16 or more bytes
-// an instruction). The table and shift are copied first: a byte store may alias the state as far
-// as the compiler knows, which would keep the loops scalar.
+// an instruction). The shift is copied first: a byte store may alias the state as far as the
+// compiler knows, which would keep the loop scalar.
 void RequantizeBytes(const QuantizeState& state, const uint8_t* src, uint8_t* dst, int64_t n) {
   if (state.table_is_shift) {
     const uint8_t d = state.shift_bytes;
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] + d);
     return;
   }
-  uint8_t table[256];
-  std::memcpy(table, state.table, sizeof(table));
+  const uint8_t* table = state.table;
   for (int64_t i = 0; i < n; ++i) dst[i] = table[src[i]];
 }
 
-// The two fast paths on n values from element `first` (the row kernel's bands, Eval's blocks):
-// float -> 8-bit with XNNPACK's arithmetic, and 8-bit -> 8-bit by the table.
+// The two fast paths on n values (the row kernel's bands, Eval's blocks): float -> 8-bit with
+// XNNPACK's arithmetic, and 8-bit -> 8-bit by the table.
 bool HasFastPath(const QuantizeState& state) { return state.xnnpack_from_float || state.use_table; }
 
 void FastPath(const QuantizeState& state, const Tensor* output, const void* in, void* out, int64_t n) {
